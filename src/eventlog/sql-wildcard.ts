@@ -1,0 +1,135 @@
+// Compiles a parsed wildcard (wildcard.ts) to a parameterised SQL predicate for each dialect.
+// The pattern always travels as a bound parameter; only fixed syntax is spliced into the SQL.
+//   sqlite: GLOB (case-sensitive, code-point `?`, classes with `^`)
+//   pg:     LIKE ... ESCAPE '\' when there is no class, else an anchored `~` regular expression
+//   like:   generic LIKE ... ESCAPE '\' (ODBC sources); a class cannot be expressed -> null,
+//           and the caller finishes that filter in memory.
+import type { Wildcard, WildcardToken } from './wildcard.js';
+
+export type SqlDialect = 'sqlite' | 'pg' | 'like';
+
+/** Collects bound parameters and renders the dialect's placeholder for each. */
+export class SqlParams {
+  readonly values: unknown[] = [];
+  constructor(private readonly style: 'question' | 'dollar') {}
+  bind(v: unknown): string {
+    this.values.push(v);
+    return this.style === 'dollar' ? `$${this.values.length}` : '?';
+  }
+}
+
+type ClassTok = Extract<WildcardToken, { t: 'class' }>;
+
+function globLiteral(s: string): string {
+  return s.replace(/[*?[]/g, (c) => `[${c}]`);
+}
+
+/** Splits ranges so that `]`, `-` and `^` never stand where GLOB would read them as syntax. */
+function globClass(tok: ClassTok): string | null {
+  const singles = new Set<number>();
+  const ranges: [number, number][] = [];
+  for (const [lo0, hi0] of tok.ranges) {
+    let lo = lo0;
+    let hi = hi0;
+    for (const special of [0x5d, 0x2d, 0x5e]) {
+      if (lo === special) {
+        singles.add(special);
+        lo++;
+      }
+      if (hi === special && hi >= lo) {
+        singles.add(special);
+        hi--;
+      }
+    }
+    if (lo > hi) continue;
+    if (lo === hi) singles.add(lo);
+    else ranges.push([lo, hi]);
+  }
+  const has = (c: number) => singles.delete(c);
+  const close = has(0x5d);
+  const dash = has(0x2d);
+  const caret = has(0x5e);
+  const body: string[] = [];
+  if (close) body.push(']');
+  for (const c of singles) body.push(String.fromCodePoint(c));
+  for (const [lo, hi] of ranges) body.push(`${String.fromCodePoint(lo)}-${String.fromCodePoint(hi)}`);
+  if (caret) body.push('^'); // never first: after `]`/others, or handled below
+  if (dash) body.push('-');
+  if (body.length === 0) return tok.neg ? '?' : null;
+  // Without negation a leading `^` would read as one: that happens only for `^` alone (a
+  // literal) or `^` with `-` (spelled `[-^]`, a leading dash being literal).
+  if (!tok.neg && body[0] === '^') return body.length === 1 ? '^' : '[-^]';
+  return `[${tok.neg ? '^' : ''}${body.join('')}]`;
+}
+
+function globPattern(tokens: readonly WildcardToken[]): string | null {
+  let out = '';
+  for (const t of tokens) {
+    if (t.t === 'lit') out += globLiteral(t.s);
+    else if (t.t === 'one') out += '?';
+    else if (t.t === 'star') out += '*';
+    else {
+      const c = globClass(t);
+      if (c === null) return null; // an empty class: nothing matches
+      out += c;
+    }
+  }
+  return out;
+}
+
+function likeLiteral(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function likePattern(tokens: readonly WildcardToken[]): string | null {
+  let out = '';
+  for (const t of tokens) {
+    if (t.t === 'lit') out += likeLiteral(t.s);
+    else if (t.t === 'one') out += '_';
+    else if (t.t === 'star') out += '%';
+    else return null;
+  }
+  return out;
+}
+
+function hex8(c: number): string {
+  return `\\U${c.toString(16).padStart(8, '0')}`;
+}
+
+/** PostgreSQL ARE, anchored; every class member is written as a \Uxxxxxxxx character entry. */
+function pgRegex(tokens: readonly WildcardToken[]): string | null {
+  let out = '^';
+  for (const t of tokens) {
+    if (t.t === 'lit') {
+      for (const ch of t.s) out += /[A-Za-z0-9]/.test(ch) ? ch : hex8(ch.codePointAt(0)!);
+    } else if (t.t === 'one') out += '.';
+    else if (t.t === 'star') out += '.*';
+    else {
+      if (t.ranges.length === 0) {
+        if (!t.neg) return null;
+        out += '.';
+        continue;
+      }
+      out += `[${t.neg ? '^' : ''}${t.ranges.map(([lo, hi]) => (lo === hi ? hex8(lo) : `${hex8(lo)}-${hex8(hi)}`)).join('')}]`;
+    }
+  }
+  return `${out}$`;
+}
+
+/**
+ * SQL predicate for `column` matching `w`, or null when the dialect cannot express it (the
+ * caller then filters in memory). A pattern that can match nothing compiles to a false literal.
+ */
+export function wildcardSql(w: Wildcard, column: string, dialect: SqlDialect, params: SqlParams): string | null {
+  if (w.exact !== null) return `${column} = ${params.bind(w.exact)}`;
+  if (w.tokens.length === 1 && w.tokens[0]!.t === 'star') return `${column} IS NOT NULL`;
+  if (dialect === 'sqlite') {
+    const g = globPattern(w.tokens);
+    return g === null ? '1 = 0' : `${column} GLOB ${params.bind(g)}`;
+  }
+  const like = likePattern(w.tokens);
+  if (like !== null) return `${column} LIKE ${params.bind(like)} ESCAPE '\\'`;
+  if (dialect === 'like') return null;
+  const re = pgRegex(w.tokens);
+  return re === null ? '1 = 0' : `${column} ~ ${params.bind(re)}`;
+}

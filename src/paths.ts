@@ -1,0 +1,63 @@
+// Confinement of user-supplied paths: every `file`/`path` a request names is resolved (symlinks
+// included) and must land inside one of the configured roots. Shared by event logs
+// (eventlogdirs) and I/O logs (iologdirs).
+import { realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { evioError } from './errors.js';
+
+function realOrNull(p: string): string | null {
+  try {
+    return realpathSync(p);
+  } catch {
+    return null;
+  }
+}
+
+function inside(root: string, p: string): boolean {
+  const rel = relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && !rel.split(sep).includes('..'));
+}
+
+/**
+ * Resolves `userPath` (absolute, or relative to the first root) to a real path inside one of
+ * `roots`. With `mayNotExist`, a missing file is resolved through its nearest existing parent,
+ * so a store can be created; the final name itself must not be `..`.
+ * Throws PATH_OUTSIDE_ROOTS (never says which part of the filesystem exists).
+ */
+export function resolveInsideRoots(roots: readonly string[], userPath: string, what: string, mayNotExist = false): string {
+  if (userPath.includes('\u0000')) throw evioError('BAD_PARAMETER_ENCODING', `${what} contains a NUL byte`);
+  if (roots.length === 0) throw evioError('PATH_OUTSIDE_ROOTS', `${what} "${userPath}": no directories are configured for it`);
+  const realRoots = roots.map((r) => realOrNull(r) ?? resolve(r));
+  const candidate = isAbsolute(userPath) ? userPath : resolve(roots[0]!, userPath);
+  let real = realOrNull(candidate);
+  if (real === null && mayNotExist) {
+    // Walk up to the nearest existing ancestor, resolve it, and re-append the missing tail.
+    const tail: string[] = [];
+    let cur = resolve(candidate);
+    for (;;) {
+      const name = basename(cur);
+      if (name === '..' || name === '.') break;
+      tail.unshift(name);
+      cur = dirname(cur);
+      const r = realOrNull(cur);
+      if (r !== null) {
+        real = resolve(r, ...tail);
+        break;
+      }
+      if (cur === dirname(cur)) break;
+    }
+  }
+  if (real === null) {
+    // Same answer for "missing" and "outside" would hide existence, but a missing file inside
+    // the roots is a normal condition; so only paths whose text lies inside a root get NOT_FOUND.
+    const lexical = resolve(candidate);
+    if (realRoots.some((r) => inside(r, lexical)) || roots.some((r) => inside(resolve(r), lexical))) {
+      throw evioError('NOT_FOUND', `${what} "${userPath}" does not exist`);
+    }
+    throw evioError('PATH_OUTSIDE_ROOTS', `${what} "${userPath}" is outside the configured directories`);
+  }
+  if (!realRoots.some((r) => inside(r, real!))) {
+    throw evioError('PATH_OUTSIDE_ROOTS', `${what} "${userPath}" is outside the configured directories`);
+  }
+  return real;
+}

@@ -1,0 +1,181 @@
+// Settings: one JSON file (--config or EVIO_CONFIG), every key with a default that works with no
+// file at all: a data folder ($EVIO_HOME, else ./evio-data) holding a flat-file event log, an
+// SQLite event database, an I/O log root, the I/O log index and the keystore.
+// Relative paths in the file are relative to the file's folder. docs/settings.md lists every key.
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { evioError } from './errors.js';
+
+export interface TlsSettings {
+  cert: string;
+  key: string;
+}
+
+export interface Settings {
+  /** The data folder that defaults are placed in. */
+  home: string;
+  /** Default flat-file event log (format=ff without file is still an error; this is for the CLI and appends). */
+  eventlog: string;
+  /** Default event database for format=db: an SQLite path or a key of `databases`. */
+  eventdb: string;
+  /** Named databases: name -> postgres:// URL, or an SQLite path. */
+  databases: Record<string, string>;
+  /** Where a request's flat-file or SQLite `file` may point (resolved, symlinks included). */
+  eventlogdirs: string[];
+  /** I/O log roots. */
+  iologdirs: string[];
+  /** SQLite index of the I/O log sessions. */
+  iologcache: string;
+  /** appid -> key file (mode 0600). */
+  keystore: string;
+  /** IANA zone used to read and render dates. */
+  timezone: string;
+  host: string;
+  port: number;
+  tls: TlsSettings | null;
+  /** Optional path segment before /REST (e.g. "/pm"). */
+  prefix: string;
+  /** Bound on every database statement, milliseconds. */
+  statementTimeoutMs: number;
+  /** How long a flat-file writer waits for the lock, milliseconds. */
+  lockTimeoutMs: number;
+  /** Flat-file finish merge: accepts that may wait for their finish at once before a query is refused. */
+  maxOpenAccepts: number;
+  /** Worker threads for I/O-log work; 0 = one per core. */
+  workers: number;
+  /** Allowed clock skew for signed requests, seconds. */
+  authSkewSeconds: number;
+  /** Listen on a non-loopback address without TLS (off unless set). */
+  allowInsecure: boolean;
+  /** Where the settings came from, for messages; null = defaults only. */
+  source: string | null;
+}
+
+const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'record' | 'tls'> = {
+  home: 'string',
+  eventlog: 'string',
+  eventdb: 'string',
+  databases: 'record',
+  eventlogdirs: 'string[]',
+  iologdirs: 'string[]',
+  iologcache: 'string',
+  keystore: 'string',
+  timezone: 'string',
+  host: 'string',
+  port: 'number',
+  tls: 'tls',
+  prefix: 'string',
+  statementTimeoutMs: 'number',
+  lockTimeoutMs: 'number',
+  maxOpenAccepts: 'number',
+  workers: 'number',
+  authSkewSeconds: 'number',
+  allowInsecure: 'boolean',
+};
+
+function checkType(key: string, v: unknown, source: string): void {
+  const want = KEYS[key];
+  const bad = (what: string) => evioError('SETTINGS_INVALID', `${source}: "${key}" must be ${what}`);
+  switch (want) {
+    case undefined:
+      throw evioError('SETTINGS_INVALID', `${source}: unknown key "${key}" (known: ${Object.keys(KEYS).join(', ')})`);
+    case 'string':
+      if (typeof v !== 'string') throw bad('a string');
+      break;
+    case 'number':
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw bad('a number of 0 or more');
+      break;
+    case 'boolean':
+      if (typeof v !== 'boolean') throw bad('true or false');
+      break;
+    case 'string[]':
+      if (!Array.isArray(v) || v.some((x) => typeof x !== 'string') || v.length === 0) throw bad('a non-empty array of strings');
+      break;
+    case 'record':
+      if (!v || typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((x) => typeof x !== 'string')) throw bad('an object of strings');
+      break;
+    case 'tls':
+      if (v !== null && (!v || typeof v !== 'object' || typeof (v as TlsSettings).cert !== 'string' || typeof (v as TlsSettings).key !== 'string')) {
+        throw bad('null or {"cert": PATH, "key": PATH}');
+      }
+      break;
+  }
+}
+
+function validZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface LoadOptions {
+  /** Settings file; default: env EVIO_CONFIG; none = defaults only. */
+  config?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Values that win over the file (tests, CLI flags). */
+  overrides?: Partial<Settings>;
+}
+
+export function loadSettings(opts: LoadOptions = {}): Settings {
+  const env = opts.env ?? process.env;
+  const cwd = opts.cwd ?? process.cwd();
+  const file = opts.config ?? env.EVIO_CONFIG ?? null;
+  let raw: Record<string, unknown> = {};
+  let base = cwd;
+  if (file) {
+    const path = resolve(cwd, file);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw evioError('SETTINGS_UNREADABLE', `cannot read settings file ${path}: ${(err as Error).message}`);
+    }
+    try {
+      raw = JSON.parse(text) as Record<string, unknown>;
+    } catch (err) {
+      throw evioError('SETTINGS_UNREADABLE', `settings file ${path} is not valid JSON: ${(err as Error).message}`);
+    }
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+      throw evioError('SETTINGS_UNREADABLE', `settings file ${path} must hold one JSON object`);
+    }
+    for (const [k, v] of Object.entries(raw)) checkType(k, v, path);
+    base = dirname(path);
+  }
+  const p = (v: string) => (isAbsolute(v) ? v : resolve(base, v));
+  const home = p((raw.home as string | undefined) ?? env.EVIO_HOME ?? resolve(cwd, 'evio-data'));
+  const s: Settings = {
+    home,
+    eventlog: p((raw.eventlog as string | undefined) ?? resolve(home, 'events.ndjson')),
+    eventdb: (raw.eventdb as string | undefined) ?? resolve(home, 'events.sqlite'),
+    databases: (raw.databases as Record<string, string> | undefined) ?? {},
+    eventlogdirs: ((raw.eventlogdirs as string[] | undefined) ?? [home]).map(p),
+    iologdirs: ((raw.iologdirs as string[] | undefined) ?? [resolve(home, 'iolog')]).map(p),
+    iologcache: p((raw.iologcache as string | undefined) ?? resolve(home, 'iolog-index.sqlite')),
+    keystore: p((raw.keystore as string | undefined) ?? resolve(home, 'keystore.json')),
+    timezone: (raw.timezone as string | undefined) ?? 'UTC',
+    host: (raw.host as string | undefined) ?? '127.0.0.1',
+    port: (raw.port as number | undefined) ?? 24351,
+    tls: (raw.tls as TlsSettings | null | undefined) ?? null,
+    prefix: (raw.prefix as string | undefined) ?? '',
+    statementTimeoutMs: (raw.statementTimeoutMs as number | undefined) ?? 30_000,
+    lockTimeoutMs: (raw.lockTimeoutMs as number | undefined) ?? 10_000,
+    maxOpenAccepts: (raw.maxOpenAccepts as number | undefined) ?? 1_000_000,
+    workers: (raw.workers as number | undefined) ?? 0,
+    authSkewSeconds: (raw.authSkewSeconds as number | undefined) ?? 300,
+    allowInsecure: (raw.allowInsecure as boolean | undefined) ?? false,
+    source: file ? resolve(cwd, file) : null,
+    ...opts.overrides,
+  };
+  // An eventdb that is not a configured name is an SQLite path, relative to the settings file.
+  if (!(s.eventdb in s.databases) && !/^[a-z]+:\/\//.test(s.eventdb)) s.eventdb = p(s.eventdb);
+  if (s.tls) s.tls = { cert: p(s.tls.cert), key: p(s.tls.key) };
+  if (!validZone(s.timezone)) throw evioError('SETTINGS_INVALID', `"timezone": "${s.timezone}" is not an IANA time zone`);
+  if (s.prefix && !/^(\/[A-Za-z0-9._-]+)+$/.test(s.prefix)) {
+    throw evioError('SETTINGS_INVALID', `"prefix": "${s.prefix}" must look like /segment[/segment]`);
+  }
+  return s;
+}
