@@ -1,0 +1,64 @@
+// The framework-free front door: a request is (method, path, query, body); a handler answers
+// status + JSON, or a stream. fastify (server.ts) and `evio call` (cli) both drive these.
+import type { Readable } from 'node:stream';
+import type { Engine } from '../engine.js';
+
+export type QueryParams = Record<string, string | string[] | undefined>;
+
+export interface ApiRequest {
+  method: string;
+  /** Path without the optional prefix and without the query string, e.g. /REST/v2.0/events. */
+  path: string;
+  query: QueryParams;
+  body?: unknown;
+  /** Aborted when the client goes away: handlers pass it to every engine call. */
+  signal: AbortSignal;
+  /** Caller address, for messages (auth). */
+  remote?: string;
+}
+
+/** A JSON answer held whole (small answers). */
+export interface JsonResponse {
+  kind: 'json';
+  http: number;
+  body: Record<string, unknown>;
+}
+
+/**
+ * A JSON answer produced piece by piece: `chunks` yields JSON text that concatenates to one
+ * object (used for event lists and chunk items). An error after the first piece ends the
+ * stream early; the handler writes a closing `"status":CODE,"error":...}` tail itself.
+ */
+export interface JsonStreamResponse {
+  kind: 'json-stream';
+  http: number;
+  chunks: AsyncIterable<string>;
+}
+
+/** A binary attachment (I/O log file or tar of a session). */
+export interface FileResponse {
+  kind: 'file';
+  http: number;
+  contentType: string;
+  filename: string;
+  stream: Readable;
+  size?: number;
+}
+
+export type ApiResponse = JsonResponse | JsonStreamResponse | FileResponse;
+
+export type Handler = (req: ApiRequest, engine: Engine) => Promise<ApiResponse>;
+
+export interface Route {
+  method: 'GET' | 'DELETE' | 'POST' | 'PUT';
+  /** Path after /REST, /REST/v2 or /REST/v2.0, e.g. "/events", "/iolog/search". */
+  path: string;
+  /** Versions the route answers under: '' = /REST, 'v2' = /REST/v2, 'v2.0' = /REST/v2.0. */
+  versions: ReadonlyArray<'' | 'v2' | 'v2.0'>;
+  /** Changes data: refused for read-only apps. */
+  writes: boolean;
+  summary: string;
+  /** Query parameter names and one-line descriptions (OpenAPI and validation). */
+  params: Record<string, string>;
+  handler: Handler;
+}
