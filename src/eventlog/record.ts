@@ -1,0 +1,50 @@
+// Validation of records before they are stored, shared by every store, so that no adapter
+// accepts what another would refuse.
+import { evioError } from '../errors.js';
+import type { EType, NewEvent, StoredEvent } from './types.js';
+
+const ETYPE_SET = new Set<string>(['A', 'R', 'K', 'F']);
+const STRING_FIELDS = ['uniqueid', 'submituser', 'submithost', 'runuser', 'runhost', 'runcommand', 'cwd', 'ttyname', 'masterhost', 'iolog', 'reason', 'exitstatus'] as const;
+
+/** Checks a record to append and returns it with its fields in the canonical order. */
+export function normalizeNewEvent(ev: NewEvent, index = 0): NewEvent {
+  const where = `record ${index + 1}`;
+  if (!ev || typeof ev !== 'object' || Array.isArray(ev)) throw evioError('STORE_BAD_RECORD', `${where} is not an object`);
+  if (typeof ev.etype !== 'string' || !ETYPE_SET.has(ev.etype)) {
+    throw evioError('STORE_BAD_RECORD', `${where}: etype must be A, R, K or F`);
+  }
+  if (typeof ev.time !== 'number' || !Number.isFinite(ev.time) || ev.time < 0) {
+    throw evioError('STORE_BAD_RECORD', `${where}: time must be Unix seconds (a number of 0 or more)`);
+  }
+  if (ev.recnum !== undefined && (!Number.isSafeInteger(ev.recnum) || ev.recnum < 1)) {
+    throw evioError('STORE_BAD_RECORD', `${where}: recnum must be a positive integer`);
+  }
+  if (typeof ev.uniqueid !== 'string') throw evioError('STORE_BAD_RECORD', `${where}: uniqueid must be a string`);
+  for (const f of STRING_FIELDS) {
+    const v = ev[f];
+    if (v !== undefined && v !== null && typeof v !== 'string') throw evioError('STORE_BAD_RECORD', `${where}: ${f} must be a string`);
+  }
+  if (ev.runargv !== undefined && (!Array.isArray(ev.runargv) || ev.runargv.some((a) => typeof a !== 'string'))) {
+    throw evioError('STORE_BAD_RECORD', `${where}: runargv must be an array of strings`);
+  }
+  // Canonical key order: recnum, uniqueid, etype, time first (the flat-file prefilter and
+  // readers of the file rely on nothing else, but a stable order keeps files diffable).
+  const { recnum, uniqueid, etype, time, ...rest } = ev;
+  const out: NewEvent = recnum === undefined ? { uniqueid, etype: etype as EType, time } : { recnum, uniqueid, etype: etype as EType, time };
+  for (const [k, v] of Object.entries(rest)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** A stored record read back from any store: tolerant of extra keys, strict on the core ones. */
+export function isStoredEvent(v: unknown): v is StoredEvent {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
+  const r = v as Record<string, unknown>;
+  return (
+    typeof r.recnum === 'number' &&
+    typeof r.etype === 'string' &&
+    ETYPE_SET.has(r.etype) &&
+    typeof r.time === 'number' &&
+    Number.isFinite(r.time) &&
+    (r.uniqueid === undefined || typeof r.uniqueid === 'string')
+  );
+}
