@@ -79,6 +79,24 @@ export const ERRORS = {
   ODBC_QUERY: def(1306, 500, 'The ODBC data source answered an error', 'The message names the DSN and the driver\'s error.'),
 
   // ---- 1400-1499 I/O logs
+  IOLOG_NOT_A_SESSION: def(1400, 400, 'The file is neither a sudo I/O log session directory nor an asciicast file', 'Name a session directory (it holds timing plus log.json or log) or a .cast file; GET /REST/iolog?path=DIR lists a directory.'),
+  IOLOG_BAD_NUMBER: def(1401, 400, 'start or len is not a whole number of 0 or more', 'Give start and len as non-negative integers (docs/iolog.md lists the defaults and maximums).'),
+  IOLOG_BAD_TIMING: def(1402, 422, 'A timing line of the session cannot be parsed; the session is read up to that line', 'Nothing to do for reading; the message names the line. The session was damaged or is not a sudo I/O log.'),
+  IOLOG_BAD_INFO: def(1403, 422, 'The session has neither a readable log.json nor a readable legacy log file', 'Check the session directory; sudo writes log.json (1.9.0+) and log.'),
+  IOLOG_BAD_QUERY: def(1404, 400, 'The search query is not keyword:regex with a known keyword and a valid regular expression', 'Use stdin, stdout, stderr, ttyin, ttyout, input, output or any, a colon, then a JavaScript regular expression of at most 1024 characters.'),
+  IOLOG_REGEX_TIMEOUT: def(1405, 422, 'A regular expression ran past its time budget (catastrophic backtracking)', 'Simplify the pattern: avoid nested quantifiers such as (a+)+ and overlapping alternatives.'),
+  IOLOG_BAD_GLOB: def(1406, 400, 'The file glob is empty, too long or contains a .. segment', 'Give a glob of at most 1024 characters, absolute or relative to an I/O log root, without .. segments.'),
+  IOLOG_BAD_FILTER: def(1407, 400, 'The directory listing filter is not a valid regular expression or is too long', 'Give filter as a JavaScript regular expression of at most 256 characters.'),
+  IOLOG_SYSTEM_DIRECTORY: def(1408, 403, 'The path is a system directory, which is never listed or read as an I/O log', 'Configure iologdirs outside /proc, /sys, /dev, /etc, /usr, /boot, /run and the system binary and library folders.'),
+  IOLOG_INDEX: def(1409, 500, 'The I/O log index database cannot be opened, read or written', 'Check the iologcache setting and the folder\'s permissions; delete the file to have it rebuilt by evio iolog index.'),
+  IOLOG_BAD_DATE: def(1410, 400, 'from or to cannot be parsed as a date', 'Use yyyy-mm-dd HH:MM, YYYY/MM/DD[ HH:MM[:SS]], YYYY-MM-DD[ HH:MM[:SS]], ISO 8601 or Unix seconds.'),
+  IOLOG_CORRUPT_STREAM: def(1411, 422, 'A stream file of the session is shorter than its timing says or its gzip data is damaged; what could be read is returned', 'Nothing to do for reading; a live session catches up once sudo flushes its files.'),
+  IOLOG_TOO_MANY_SESSIONS: def(1412, 422, 'The search glob matches more sessions than one search may read', 'Narrow the glob (docs/iolog.md gives the limit).'),
+  IOLOG_PARAMETER_REQUIRED: def(1413, 400, 'A required parameter is missing', 'Add the parameter the message names (file, path or query).'),
+  IOLOG_READ: def(1414, 500, 'A session file cannot be read', 'The message names the file and the system error; check permissions.'),
+  IOLOG_BAD_ASCIICAST: def(1415, 422, 'The asciicast file has no valid header line', 'Give an asciicast v1, v2 or v3 file as written by asciinema.'),
+  IOLOG_WORKER: def(1416, 500, 'The I/O log worker pool failed or its compiled entry is missing', 'Run npm run build (the workers load dist/worker/); the message names the failure.'),
+  IOLOG_BAD_EXPORT_FORMAT: def(1417, 400, 'Unknown export format', 'Use --format asciicast.'),
   // ---- 1500-1599 replay
   // ---- 1600-1699 HTTP service
   // ---- 1700-1799 batch jobs

@@ -1,0 +1,76 @@
+// `evio call METHOD 'PATH?QUERY' [--data JSON]`: one request through the same handlers as the
+// service, in-process: no signature, but the same settings, roots and validation.
+import { dispatch } from '../http/dispatch.js';
+import type { ApiResponse, QueryParams } from '../http/types.js';
+import { usageError, type CliCommand, type CliIo } from './io.js';
+import { parseFlags, strFlag, wantsHelp } from './flags.js';
+
+const HELP = `Usage: evio call METHOD 'PATH?QUERY' [--data JSON]
+
+Runs one REST request through the service's handlers in-process and prints the JSON body.
+Exits 0 when the answer's status is 0.
+
+Example:
+  evio call GET '/REST/v2.0/events?format=ff&file=events.ndjson&runuser=root&limit=3'
+  evio call DELETE '/REST/v2.0/events?format=db&to=2026/01/31'`;
+
+export function searchParamsToQuery(search: URLSearchParams): QueryParams {
+  const q: QueryParams = {};
+  for (const [k, v] of search) {
+    const prev = q[k];
+    q[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return q;
+}
+
+/** Writes a response body to `out`; returns the answer's status code (0 = success). */
+export async function writeResponse(res: ApiResponse, out: CliIo['out']): Promise<number> {
+  const write = (s: string | Buffer) => new Promise<void>((resolve, reject) => out.write(s, (err) => (err ? reject(err) : resolve())));
+  if (res.kind === 'json') {
+    await write(`${JSON.stringify(res.body)}\n`);
+    return typeof res.body.status === 'number' ? res.body.status : 0;
+  }
+  if (res.kind === 'json-stream') {
+    let last = '';
+    for await (const chunk of res.chunks) {
+      await write(chunk);
+      last = chunk;
+    }
+    await write('\n');
+    const m = /"status":(\d+)(?:,"error":"(?:[^"\\]|\\.)*")?}$/.exec(last);
+    return m ? Number(m[1]) : 1000;
+  }
+  for await (const chunk of res.stream) await write(chunk as Buffer);
+  return 0;
+}
+
+export const callCommand: CliCommand = {
+  name: 'call',
+  summary: 'run one REST request in-process (no signature) and print the JSON',
+  async run(argv, io) {
+    if (wantsHelp(argv, HELP, io.out)) return 0;
+    const f = parseFlags(argv);
+    const [method, target] = f.positionals;
+    if (!method || !target) throw usageError(`call needs METHOD and PATH\n\n${HELP}`);
+    const url = new URL(target, 'http://local');
+    const data = strFlag(f, 'data');
+    let body: unknown;
+    if (data !== undefined) {
+      try {
+        body = JSON.parse(data);
+      } catch {
+        throw usageError('--data must be JSON');
+      }
+    }
+    const res = await dispatch(io.engine(), {
+      method: method.toUpperCase(),
+      path: url.pathname,
+      query: searchParamsToQuery(url.searchParams),
+      body,
+      signal: io.signal,
+      remote: 'local',
+    });
+    const status = await writeResponse(res, io.out);
+    return status === 0 ? 0 : 1;
+  },
+};

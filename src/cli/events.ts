@@ -1,0 +1,128 @@
+// `evio events query|append|copy|delete`: the event-log engine from the command line, on any
+// store named ff:PATH, db:PATH, pg:NAME|URL or odbc:DSN.
+import { createInterface } from 'node:readline';
+import { createReadStream } from 'node:fs';
+import { evioError } from '../errors.js';
+import { parseEventDelete, parseEventQuery, type Params } from '../eventlog/query.js';
+import { copyEvents } from '../eventlog/service.js';
+import { shapeEvent } from '../eventlog/shape.js';
+import { openStore, parseStoreName, type StoreSpec } from '../eventlog/stores.js';
+import type { NewEvent } from '../eventlog/types.js';
+import { parseFlags, strFlag, wantsHelp, type ParsedFlags } from './flags.js';
+import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
+
+const HELP = `Usage: evio events SUBCOMMAND ...
+
+  query  STORE [--PARAM VALUE ...]   print matching records as NDJSON (PARAMs as in the REST call)
+  append STORE [FILE]                append NDJSON records (from FILE or stdin); recnums are assigned
+  copy   --from STORE --to STORE     copy every record, preserving recnum, uniqueid and finish links
+  delete STORE [--PARAM VALUE ...]   delete matching records (filters as in the REST call; --all 1 for all)
+
+STORE is ff:PATH (NDJSON flat file), db:PATH (SQLite) or a database named in the settings,
+pg:NAME|URL (PostgreSQL), odbc:DSN.
+
+Examples:
+  evio events query ff:evio-data/events.ndjson --submituser 'alice*' --etype K --limit 5
+  evio events copy --from ff:evio-data/events.ndjson --to db:evio-data/events.sqlite
+  evio events delete db:evio-data/events.sqlite --to 2026/01/31`;
+
+function formatOf(spec: StoreSpec): Params {
+  return spec.kind === 'ff' ? { format: 'ff', file: spec.path } : spec.kind === 'odbc' ? { format: 'odbc', dsn: spec.dsn } : { format: 'db' };
+}
+
+function paramsOf(f: ParsedFlags, spec: StoreSpec): Params {
+  return { ...f.flags, ...formatOf(spec) };
+}
+
+async function readNdjson(io: CliIo, file: string | undefined): Promise<AsyncIterable<NewEvent>> {
+  const input = file ? createReadStream(file) : process.stdin;
+  const rl = createInterface({ input, crlfDelay: Infinity });
+  return (async function* () {
+    let n = 0;
+    for await (const line of rl) {
+      n++;
+      if (!line.trim()) continue;
+      try {
+        yield JSON.parse(line) as NewEvent;
+      } catch {
+        throw evioError('STORE_BAD_RECORD', `line ${n} of ${file ?? 'stdin'} is not JSON`);
+      }
+      if (io.signal.aborted) throw evioError('ABORTED', 'interrupted');
+    }
+  })();
+}
+
+export const eventsCommand: CliCommand = {
+  name: 'events',
+  summary: 'query, append, copy and delete event records in any store',
+  async run(argv, io) {
+    const [sub, ...rest] = argv;
+    if (!sub || wantsHelp([sub], HELP, io.out)) {
+      if (!sub) io.err.write(`${HELP}\n`);
+      return sub ? 0 : 2;
+    }
+    if (wantsHelp(rest, HELP, io.out)) return 0;
+    const engine = io.engine();
+    const tz = engine.settings.timezone;
+    switch (sub) {
+      case 'query': {
+        const f = parseFlags(rest);
+        const name = f.positionals[0];
+        if (!name) throw usageError('events query needs a STORE');
+        const spec = parseStoreName(engine, name);
+        const { query } = parseEventQuery(paramsOf(f, spec), tz);
+        const store = await openStore(engine, spec);
+        let n = 0;
+        let buf = '';
+        for await (const row of store.query(query, { signal: io.signal })) {
+          buf += `${JSON.stringify(shapeEvent(row, query.verbose, tz))}\n`;
+          if (++n % 1000 === 0) {
+            if (!io.out.write(buf)) await new Promise((r) => io.out.once('drain', r));
+            buf = '';
+          }
+        }
+        io.out.write(buf);
+        if (store.stats.malformed) io.err.write(`evio: ${store.stats.malformed} malformed lines skipped\n`);
+        return 0;
+      }
+      case 'append': {
+        const f = parseFlags(rest);
+        const [name, file] = f.positionals;
+        if (!name) throw usageError('events append needs a STORE');
+        const store = await openStore(engine, parseStoreName(engine, name));
+        const res = await store.append(await readNdjson(io, file), { signal: io.signal });
+        io.err.write(`appended ${res.count} records${res.first !== null ? ` (recnum ${res.first}-${res.last})` : ''}${res.skipped ? `, ${res.skipped} already present` : ''}\n`);
+        return 0;
+      }
+      case 'copy': {
+        const f = parseFlags(rest);
+        const from = strFlag(f, 'from');
+        const to = strFlag(f, 'to');
+        if (!from || !to) throw usageError('events copy needs --from STORE and --to STORE');
+        const src = await openStore(engine, parseStoreName(engine, from));
+        const dst = await openStore(engine, parseStoreName(engine, to));
+        const started = Date.now();
+        const p = await copyEvents(src, dst, {
+          signal: io.signal,
+          onProgress: (q) => progress(io, `copied ${q.written} of ${q.read} read (${q.skipped} already present)`),
+        });
+        progressDone(io);
+        io.err.write(`copied ${p.written} records from ${src.name} to ${dst.name} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${p.skipped} were already present\n`);
+        return 0;
+      }
+      case 'delete': {
+        const f = parseFlags(rest);
+        const name = f.positionals[0];
+        if (!name) throw usageError('events delete needs a STORE');
+        const spec = parseStoreName(engine, name);
+        const { filter } = parseEventDelete(paramsOf(f, spec), tz);
+        const store = await openStore(engine, spec);
+        const res = await store.delete(filter, { signal: io.signal });
+        io.out.write(`${JSON.stringify({ status: 0, deleted: res.deleted })}\n`);
+        return 0;
+      }
+      default:
+        throw usageError(`unknown events subcommand "${sub}"\n\n${HELP}`);
+    }
+  },
+};

@@ -1,0 +1,88 @@
+// Naming and opening event stores. Requests name a store by format/file/dsn (StoreRef) and are
+// confined to eventlogdirs; the CLI (the local operator) names any store as ff:PATH, db:PATH,
+// pg:NAME|URL or odbc:DSN. Opened stores are shared through the engine (pools, caches).
+import { resolve } from 'node:path';
+import type { Engine } from '../engine.js';
+import { evioError } from '../errors.js';
+import { resolveInsideRoots } from '../paths.js';
+import type { StoreRef } from './query.js';
+import type { EventStore } from './types.js';
+
+export type StoreSpec =
+  | { kind: 'ff'; path: string }
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'pg'; name: string; url: string }
+  | { kind: 'odbc'; dsn: string };
+
+/** `ff:PATH`, `db:PATH` (SQLite), `db:NAME`/`pg:NAME` (a configured database), `pg:URL`, `odbc:DSN`. */
+export function parseStoreName(engine: Engine, name: string, cwd = process.cwd()): StoreSpec {
+  const m = /^(ff|db|pg|odbc):(.+)$/.exec(name);
+  if (!m) throw evioError('BAD_STORE_NAME', `"${name}" is not ff:PATH, db:PATH, pg:NAME|URL or odbc:DSN`);
+  const [, kind, rest] = m as unknown as [string, string, string];
+  const dbs = engine.settings.databases;
+  switch (kind) {
+    case 'ff':
+      return { kind: 'ff', path: resolve(cwd, rest) };
+    case 'odbc':
+      return { kind: 'odbc', dsn: rest };
+    case 'pg':
+      if (/^postgres(ql)?:\/\//.test(rest)) return { kind: 'pg', name: rest.replace(/:[^:@/]*@/, ':***@'), url: rest };
+      if (dbs[rest] && /^postgres(ql)?:\/\//.test(dbs[rest])) return { kind: 'pg', name: rest, url: dbs[rest] };
+      throw evioError('QUERY_UNKNOWN_DATABASE', `pg:${rest} is neither a postgres:// URL nor a PostgreSQL database named in the settings' "databases"`);
+    default: {
+      const url = dbs[rest];
+      if (url !== undefined) return /^postgres(ql)?:\/\//.test(url) ? { kind: 'pg', name: rest, url } : { kind: 'sqlite', path: resolve(url) };
+      return { kind: 'sqlite', path: resolve(cwd, rest) };
+    }
+  }
+}
+
+/** The store a request names, confined to the configured directories. */
+export function requestStoreSpec(engine: Engine, ref: StoreRef, forWrite = false): StoreSpec {
+  const s = engine.settings;
+  switch (ref.format) {
+    case 'ff':
+      return { kind: 'ff', path: resolveInsideRoots(s.eventlogdirs, ref.file, 'file', forWrite) };
+    case 'odbc':
+      return { kind: 'odbc', dsn: ref.dsn };
+    case 'db': {
+      const name = ref.file ?? s.eventdb;
+      const url = s.databases[name];
+      if (url !== undefined) return /^postgres(ql)?:\/\//.test(url) ? { kind: 'pg', name, url } : { kind: 'sqlite', path: resolve(url) };
+      if (ref.file === null) return { kind: 'sqlite', path: s.eventdb };
+      if (/^[a-z]+:\/\//i.test(name)) {
+        throw evioError('QUERY_UNKNOWN_DATABASE', 'a database is named in the settings, never by URL in a request');
+      }
+      return { kind: 'sqlite', path: resolveInsideRoots(s.eventlogdirs, name, 'file', forWrite) };
+    }
+  }
+}
+
+export function storeKey(spec: StoreSpec): string {
+  switch (spec.kind) {
+    case 'ff':
+    case 'sqlite':
+      return `store:${spec.kind}:${spec.path}`;
+    case 'pg':
+      return `store:pg:${spec.url}`;
+    case 'odbc':
+      return `store:odbc:${spec.dsn}`;
+  }
+}
+
+/** Opens (once per engine) the store a spec names. */
+export async function openStore(engine: Engine, spec: StoreSpec): Promise<EventStore> {
+  return engine.resource(storeKey(spec), () => createStore(engine, spec));
+}
+
+export async function openRequestStore(engine: Engine, ref: StoreRef, forWrite = false): Promise<EventStore> {
+  return openStore(engine, requestStoreSpec(engine, ref, forWrite));
+}
+
+export async function openStoreByName(engine: Engine, name: string): Promise<EventStore> {
+  return openStore(engine, parseStoreName(engine, name));
+}
+
+async function createStore(_engine: Engine, spec: StoreSpec): Promise<EventStore> {
+  throw evioError('INTERNAL', `store kind ${spec.kind} is not wired yet`);
+}

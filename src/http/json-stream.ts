@@ -1,0 +1,52 @@
+// Streams a JSON object whose one array member is produced lazily:
+//   {"events":[...],"status":0}
+// `status` comes last so that a failure after the first item can still be reported inside a
+// valid JSON body: {"events":[...partial],"status":1302,"error":"1302 ..."}.
+// The first item is pulled before anything is sent, so errors that happen up front (bad
+// parameters, a store that cannot be opened) still get a proper HTTP status.
+import { toEvioError } from '../errors.js';
+import type { ApiResponse } from './types.js';
+
+const CHUNK_BYTES = 64 * 1024;
+
+export async function jsonArrayResponse<T>(
+  arrayKey: string,
+  items: AsyncIterable<T>,
+  head: Record<string, unknown> = {},
+  tail: () => Record<string, unknown> = () => ({}),
+): Promise<ApiResponse> {
+  const it = items[Symbol.asyncIterator]();
+  const first = await it.next(); // throws up front: the caller answers an error status
+  async function* chunks(): AsyncGenerator<string> {
+    let buf = '{';
+    for (const [k, v] of Object.entries(head)) buf += `${JSON.stringify(k)}:${JSON.stringify(v)},`;
+    buf += `${JSON.stringify(arrayKey)}:[`;
+    let n = 0;
+    let failure: Record<string, unknown> | null = null;
+    try {
+      let r = first;
+      while (!r.done) {
+        buf += (n++ ? ',' : '') + JSON.stringify(r.value);
+        if (buf.length >= CHUNK_BYTES) {
+          yield buf;
+          buf = '';
+        }
+        r = await it.next();
+      }
+    } catch (err) {
+      failure = toEvioError(err).toBody();
+    } finally {
+      // A consumer that stops early (aborted request) closes the source too.
+      if (failure === null) await it.return?.();
+    }
+    buf += ']';
+    const end = failure ?? { ...tail(), status: 0 };
+    for (const [k, v] of Object.entries(end)) buf += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
+    yield `${buf}}`;
+  }
+  return { kind: 'json-stream', http: 200, chunks: chunks() };
+}
+
+export function jsonOk(body: Record<string, unknown>): ApiResponse {
+  return { kind: 'json', http: 200, body: { status: 0, ...body } };
+}

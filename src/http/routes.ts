@@ -1,0 +1,7 @@
+// Every route the service answers, from every handler module.
+import { eventRoutes } from './handlers/events.js';
+import type { Route } from './types.js';
+
+export function allRoutes(): Route[] {
+  return [...eventRoutes];
+}

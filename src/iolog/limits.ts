@@ -1,0 +1,47 @@
+// Every bound the I/O-log engine keeps, in one place (docs/iolog.md repeats them).
+
+/** Chunking: bytes of the data stream returned when `len` is absent. */
+export const CHUNK_DEFAULT_LEN = 64 * 1024;
+/** Chunking: the largest `len` served; a larger one is clamped and the answer's `len` says so. */
+export const CHUNK_MAX_LEN = 1024 * 1024;
+/** Chunking: items in one answer; the chunk ends early at a record boundary past this. */
+export const CHUNK_MAX_ITEMS = 50_000;
+/** Data events never carry more than this many bytes (big timing records are split). */
+export const MAX_PIECE = 64 * 1024;
+
+/** sudo's LINE_MAX for one timing line. */
+export const TIMING_LINE_MAX = 2048;
+/** log.json / legacy log / asciicast header larger than this are refused. */
+export const INFO_MAX_BYTES = 16 * 1024 * 1024;
+/** One asciicast event line. */
+export const CAST_LINE_MAX = 16 * 1024 * 1024;
+/** An asciicast v1 file is one JSON object, read whole. */
+export const CAST_V1_MAX_BYTES = 64 * 1024 * 1024;
+
+/** Search: length of the regular expression. */
+export const REGEX_MAX_LENGTH = 1024;
+/** Search: wall-clock budget of one batch of regex tests; past it the search fails. */
+export const REGEX_BUDGET_MS = 1000;
+/** Search: lines / characters handed to the regex in one budgeted batch. */
+export const REGEX_BATCH_LINES = 512;
+export const REGEX_BATCH_CHARS = 256 * 1024;
+/** Search: a text line longer than this is broken (bounded memory, bounded regex input). */
+export const TEXT_LINE_MAX = 16 * 1024;
+/** Search: sessions one search may read. */
+export const SEARCH_MAX_SESSIONS = 200_000;
+/** Search detail: lines per session, lines per answer, characters per line. */
+export const DETAIL_LINES_PER_SESSION = 100;
+export const DETAIL_LINES_TOTAL = 10_000;
+export const DETAIL_LINE_CHARS = 1024;
+/** Glob length. */
+export const GLOB_MAX_LENGTH = 1024;
+
+/** Directory listing: filter length and entries per answer. */
+export const FILTER_MAX_LENGTH = 256;
+export const LIST_DIR_MAX_ENTRIES = 100_000;
+
+/** Cached list paging. */
+export const LIST_DEFAULT_LEN = 1000;
+export const LIST_MAX_LEN = 10_000;
+/** The cached list refreshes the index first when its last update is older than this. */
+export const INDEX_MAX_AGE_MS = 60_000;
