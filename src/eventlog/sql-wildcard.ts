@@ -32,11 +32,11 @@ function globClass(tok: ClassTok): string | null {
     let lo = lo0;
     let hi = hi0;
     for (const special of [0x5d, 0x2d, 0x5e]) {
-      if (lo === special) {
+      if (lo <= hi && lo === special) {
         singles.add(special);
         lo++;
       }
-      if (hi === special && hi >= lo) {
+      if (lo <= hi && hi === special) {
         singles.add(special);
         hi--;
       }

@@ -1,0 +1,57 @@
+// `evio demo`: the main job on the embedded default, no server needed. Fills the data folder
+// with a generated flat-file log (once), copies it into the default SQLite database, and
+// answers a few typical auditor questions through the same handlers the service uses.
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { relative } from 'node:path';
+import { dispatch } from '../http/dispatch.js';
+import { copyEvents } from '../eventlog/service.js';
+import { openStore } from '../eventlog/stores.js';
+import { generateCommand } from './generate.js';
+import { searchParamsToQuery, writeResponse } from './call.js';
+import { intFlag, parseFlags, wantsHelp } from './flags.js';
+import { progress, progressDone, type CliCommand } from './io.js';
+
+const HELP = `Usage: evio demo [--count N]
+
+Generates N events (default 100000) into the data folder's flat-file log if it is empty, copies
+them into the default SQLite event database, and prints the answers to a few queries.
+
+Example:
+  EVIO_HOME=/tmp/evio evio demo --count 20000`;
+
+export const demoCommand: CliCommand = {
+  name: 'demo',
+  summary: 'fill the default data folder and answer sample queries (flat file + SQLite)',
+  async run(argv, io) {
+    if (wantsHelp(argv, HELP, io.out)) return 0;
+    const f = parseFlags(argv);
+    const engine = io.engine();
+    const s = engine.settings;
+    await mkdir(s.home, { recursive: true });
+    const count = intFlag(f, 'count', 100_000);
+    if (!existsSync(s.eventlog)) {
+      await generateCommand.run(['events', '--count', String(count), '--seed', '1', '--out', s.eventlog], io);
+    }
+    const ff = await openStore(engine, { kind: 'ff', path: s.eventlog });
+    const db = await openStore(engine, { kind: 'sqlite', path: s.eventdb });
+    const copied = await copyEvents(ff, db, { signal: io.signal, onProgress: (p) => progress(io, `SQLite: ${p.written} new records`) });
+    progressDone(io);
+    io.err.write(`flat file ${s.eventlog} -> SQLite ${s.eventdb}: ${copied.written} new, ${copied.skipped} already there\n`);
+    const file = relative(s.eventlogdirs[0]!, s.eventlog);
+    const questions: [string, string][] = [
+      ['Who ran a root shell from web hosts, and how did it end? (flat file)', `/REST/v2.0/events?format=ff&file=${encodeURIComponent(file)}&runuser=root&runcommand=/bin/bash&submithost=web*&limit=3`],
+      ['The latest failed commands (SQLite, newest first)', '/REST/v2.0/events?format=db&exitstatus=*exit%20status%20[1-9]*&order=epoch&orderdirection=desc&limit=3'],
+      ['Rejected requests of one day (SQLite)', '/REST/v2.0/events?etype=R&from=2026/01/02&to=2026/01/02&limit=3'],
+      ['Legacy listing of keystroke sessions (flat file)', `/REST/events?file=${encodeURIComponent(file)}&accept=0&reject=0&limit=2`],
+    ];
+    for (const [q, target] of questions) {
+      io.out.write(`\n# ${q}\n# evio call GET '${target}'\n`);
+      const url = new URL(target, 'http://local');
+      const res = await dispatch(engine, { method: 'GET', path: url.pathname, query: searchParamsToQuery(url.searchParams), signal: io.signal, remote: 'local' });
+      const status = await writeResponse(res, io.out);
+      if (status !== 0) return 1;
+    }
+    return 0;
+  },
+};
