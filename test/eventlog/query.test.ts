@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { parseEventDelete, parseEventQuery, parseLegacyQuery } from '../../src/eventlog/query.js';
+import { formatEpoch, parseQueryDate } from '../../src/eventlog/time.js';
+
+const code = (f: () => unknown) => {
+  try {
+    f();
+    return 'ok';
+  } catch (e) {
+    return (e as { code?: number }).code;
+  }
+};
+
+describe('parseEventQuery: stores and paging', () => {
+  it('defaults to the configured database, recnum order, 32768 records', () => {
+    const { store, query } = parseEventQuery({});
+    expect(store).toEqual({ format: 'db', file: null });
+    expect(query).toMatchObject({ skip: 0, byteOffset: 0, limit: 32768, order: 'recnum', direction: 'asc', dump: false, verbose: false, etypes: null });
+  });
+  it('verbose lowers the default limit to 512', () => {
+    expect(parseEventQuery({ verbose: '1' }).query.limit).toBe(512);
+    expect(parseEventQuery({ verbose: '1', limit: '9' }).query.limit).toBe(9);
+  });
+  it('flat file: start skips, offset is a byte position, end bounds recnums', () => {
+    const { store, query } = parseEventQuery({ format: 'flatfile', file: 'a.ndjson', start: '5', offset: '120', end: '9' });
+    expect(store).toEqual({ format: 'ff', file: 'a.ndjson' });
+    expect(query).toMatchObject({ skip: 5, byteOffset: 120, recnumMin: null, recnumMax: 9 });
+  });
+  it('database: start/end bound recnums, offset skips', () => {
+    expect(parseEventQuery({ format: 'db', start: '5', end: '9', offset: '2' }).query).toMatchObject({ skip: 2, byteOffset: 0, recnumMin: 5, recnumMax: 9 });
+  });
+  it('odbc needs a dsn; ff needs a file; formats are checked', () => {
+    expect(parseEventQuery({ format: 'odbc', dsn: 'x' }).store).toEqual({ format: 'odbc', dsn: 'x' });
+    expect(code(() => parseEventQuery({ format: 'odbc' }))).toBe(1102);
+    expect(code(() => parseEventQuery({ format: 'file' }))).toBe(1101);
+    expect(code(() => parseEventQuery({ format: 'csv' }))).toBe(1100);
+  });
+  it('refuses repeated, NUL-carrying and over-long parameters', () => {
+    expect(code(() => parseEventQuery({ limit: ['1', '2'] }))).toBe(1009);
+    expect(code(() => parseEventQuery({ submituser: 'a\u0000b' }))).toBe(1009);
+    expect(code(() => parseEventQuery({ runcommand: 'x'.repeat(5000) }))).toBe(1009);
+  });
+  it('joins repeated etype values and ignores transport parameters', () => {
+    expect(parseEventQuery({ etype: ['A', 'r'], appid: 'x', timestamp: '1', hmac: 'y' }).query.etypes).toEqual(['A', 'R']);
+  });
+  it('reads dates in the configured zone', () => {
+    const q = parseEventQuery({ from: '2026/07/01 12:00' }, 'Europe/Paris').query;
+    expect(q.from).toBe(Date.UTC(2026, 6, 1, 10, 0, 0) / 1000);
+  });
+});
+
+describe('parseEventDelete', () => {
+  it('needs a filter or all=1', () => {
+    expect(code(() => parseEventDelete({}))).toBe(1111);
+    expect(parseEventDelete({ all: '1' }).filter.dump).toBe(true);
+    expect(parseEventDelete({ runuser: 'root' }).filter.patterns.runuser?.source).toBe('root');
+  });
+  it('refuses paging and order that do not apply to a delete', () => {
+    expect(code(() => parseEventDelete({ runuser: 'root', limit: '5' }))).toBe(1114);
+    expect(code(() => parseEventDelete({ runuser: 'root', order: 'recnum' }))).toBe(1114);
+    expect(code(() => parseEventDelete({ format: 'ff', file: 'x', start: '3', runuser: 'r' }))).toBe(1114);
+    expect(code(() => parseEventDelete({ format: 'db', offset: '3', runuser: 'r' }))).toBe(1114);
+  });
+  it('treats recnum bounds as filters', () => {
+    expect(parseEventDelete({ format: 'db', start: '3', end: '4' }).filter).toMatchObject({ recnumMin: 3, recnumMax: 4 });
+  });
+});
+
+describe('parseLegacyQuery', () => {
+  it('ORs the accept, reject and keystroke flags on a flat file', () => {
+    expect(parseLegacyQuery({ file: 'f', reject: '0' }).query.etypes).toEqual(['A', 'K']);
+    expect(parseLegacyQuery({ file: 'f', accept: '0', keystroke: '0' }).query.etypes).toEqual(['R']);
+    expect(parseLegacyQuery({ file: 'f', accept: '0', keystroke: '0', reject: '0' }).query.limit).toBe(0);
+    expect(code(() => parseLegacyQuery({}))).toBe(1101);
+  });
+});
+
+describe('dates', () => {
+  it('renders epoch in a zone, across DST', () => {
+    expect(formatEpoch(1767225600, 'UTC')).toBe('2026-01-01 00:00:00');
+    expect(formatEpoch(1767225600.9, 'America/New_York')).toBe('2025-12-31 19:00:00');
+    expect(formatEpoch(Date.UTC(2026, 6, 1, 12) / 1000, 'America/New_York')).toBe('2026-07-01 08:00:00');
+  });
+  it('reads a wall-clock time in a zone across a DST change', () => {
+    expect(parseQueryDate('2026-03-29 03:30', 'Europe/Paris', 'from')).toBe(Date.UTC(2026, 2, 29, 1, 30) / 1000);
+    expect(parseQueryDate('2026-03-28 03:30', 'Europe/Paris', 'from')).toBe(Date.UTC(2026, 2, 28, 2, 30) / 1000);
+  });
+  it('treats a bare date as the whole day at the end of a range', () => {
+    expect(parseQueryDate('2026/01/01', 'UTC', 'to', true)).toBeCloseTo(1767311999.999999, 5);
+    expect(parseQueryDate('2026/01/01 10:00', 'UTC', 'to', true)).toBeCloseTo(1767261659.999999, 5);
+    expect(parseQueryDate('2026/01/01 10:00:05', 'UTC', 'to', true)).toBe(1767261605);
+  });
+});
