@@ -83,6 +83,14 @@ export async function openStoreByName(engine: Engine, name: string): Promise<Eve
   return openStore(engine, parseStoreName(engine, name));
 }
 
-async function createStore(_engine: Engine, spec: StoreSpec): Promise<EventStore> {
-  throw evioError('INTERNAL', `store kind ${spec.kind} is not wired yet`);
+async function createStore(engine: Engine, spec: StoreSpec): Promise<EventStore> {
+  const s = engine.settings;
+  switch (spec.kind) {
+    case 'ff': {
+      const { FlatFileStore } = await import('./flatfile/index.js');
+      return new FlatFileStore({ path: spec.path, lockTimeoutMs: s.lockTimeoutMs, maxOpenAccepts: s.maxOpenAccepts });
+    }
+    default:
+      throw evioError('INTERNAL', `store kind ${spec.kind} is not wired yet`);
+  }
 }

@@ -1,0 +1,125 @@
+// Appending to a flat file; the caller holds the writer lock (lock.ts). The file is opened anew
+// for every append: a delete may have renamed a new file over the path since the last one, and
+// an fd kept across lock releases would write into the replaced inode, losing the records.
+//
+// Steps: open (create) with O_APPEND; seal a torn last line with a '\n' so that the torn bytes
+// stay one malformed line of their own and no record is glued onto them; read the last recnum
+// from the tail (cached per dev/ino/size); validate every record like every store does
+// (normalizeNewEvent); write in large batches; fsync before returning, so an acknowledged
+// append is durable. On an error part-way, the records before the bad one are written and
+// synced (as MemoryStore keeps them), and the error says how many.
+import { open, type FileHandle } from 'node:fs/promises';
+import { evioError, isEvioError } from '../../errors.js';
+import { normalizeNewEvent } from '../record.js';
+import type { AppendResult, NewEvent } from '../types.js';
+import { endsWithNewline, readLastRecnum } from './tail.js';
+
+/** What the appender knew of the file's end after its last visit. */
+export interface TailCache {
+  dev: bigint;
+  ino: bigint;
+  size: number;
+  last: number;
+}
+
+const BATCH_BYTES = 1 << 20;
+export const FILE_MODE = 0o640;
+
+async function writeAll(fh: FileHandle, text: string): Promise<number> {
+  const buf = Buffer.from(text, 'utf8');
+  let off = 0;
+  while (off < buf.length) {
+    const { bytesWritten } = await fh.write(buf, off, buf.length - off);
+    off += bytesWritten;
+  }
+  return buf.length;
+}
+
+export interface AppendContext {
+  path: string;
+  /** The previous tail, if any; replaced by the new one. */
+  cache: TailCache | null;
+  signal?: AbortSignal | undefined;
+}
+
+export async function appendEvents(
+  ctx: AppendContext,
+  events: Iterable<NewEvent> | AsyncIterable<NewEvent>,
+): Promise<{ result: AppendResult; cache: TailCache }> {
+  let fh: FileHandle;
+  try {
+    fh = await open(ctx.path, 'a+', FILE_MODE);
+  } catch (err) {
+    throw evioError('STORE_IO', `cannot open ${ctx.path} for appending: ${(err as Error).message}`, err);
+  }
+  const result: AppendResult = { first: null, last: null, count: 0, skipped: 0 };
+  try {
+    const st = await fh.stat({ bigint: true });
+    let size = Number(st.size);
+    if (!(await endsWithNewline(fh, size))) {
+      size += await writeAll(fh, '\n');
+    }
+    const c = ctx.cache;
+    const fileLast = c && c.dev === st.dev && c.ino === st.ino && c.size === size ? c.last : await readLastRecnum(fh, size);
+    let last = fileLast;
+    let parts: string[] = [];
+    let pending = 0;
+    let pendingFirst: number | null = null;
+    let pendingLast = 0;
+    let pendingCount = 0;
+    const flush = async () => {
+      if (parts.length === 0) return;
+      size += await writeAll(fh, parts.join(''));
+      parts = [];
+      pending = 0;
+      result.first ??= pendingFirst;
+      result.last = pendingLast;
+      result.count += pendingCount;
+      pendingFirst = null;
+      pendingCount = 0;
+    };
+    let index = 0;
+    try {
+      for await (const ev0 of events) {
+        if (ctx.signal?.aborted) ctx.signal.throwIfAborted();
+        const ev = normalizeNewEvent(ev0, index++);
+        let recnum: number;
+        if (ev.recnum === undefined) {
+          recnum = last + 1;
+        } else if (ev.recnum > last) {
+          recnum = ev.recnum;
+        } else if (ev.recnum <= fileLast) {
+          // Already in the file (a copy run again): recnums increase, so a recnum at or below
+          // the file's last one is taken as present. Flat files do not look it up.
+          result.skipped++;
+          continue;
+        } else {
+          throw evioError('STORE_RECNUM_ORDER', `record ${index}: recnum ${ev.recnum} is not greater than the previous recnum ${last} of this append`);
+        }
+        const line = JSON.stringify(ev.recnum === recnum ? ev : { recnum, ...ev }) + '\n';
+        parts.push(line);
+        pending += line.length;
+        pendingFirst ??= recnum;
+        pendingLast = recnum;
+        pendingCount++;
+        last = recnum;
+        if (pending >= BATCH_BYTES) await flush();
+      }
+      await flush();
+    } catch (err) {
+      // Keep (and make durable) what was accepted before the failure.
+      await flush();
+      await fh.sync();
+      const e = isEvioError(err) ? err : null;
+      if (e && result.count > 0) e.message += ` (the ${result.count} records before it were appended, recnums ${result.first}..${result.last})`;
+      throw err;
+    }
+    await fh.sync();
+    return { result, cache: { dev: st.dev, ino: st.ino, size, last } };
+  } catch (err) {
+    if (isEvioError(err) || (err as { name?: string }).name === 'AbortError') throw err;
+    throw evioError('STORE_IO', `appending to ${ctx.path} failed: ${(err as Error).message}`, err);
+  } finally {
+    await fh.close();
+  }
+}

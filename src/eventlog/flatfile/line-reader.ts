@@ -1,0 +1,146 @@
+// Sequential reading of an NDJSON file into one reusable buffer, in the manner of node-postgres'
+// pg-protocol parser: bytes are read straight into the free tail of the buffer, the caller
+// consumes whole lines in place through cursors, and only the unconsumed partial line is moved to
+// the front before the next read. No string per chunk, no array of lines, no per-chunk Buffer
+// concatenation: memory stays one buffer (grown only while a single line does not fit).
+//
+// Line splitting is hand-rolled on Buffers on purpose: this is the hot path of every flat-file
+// query and rewrite (split2/readline would allocate a string per line before we know whether the
+// line is even wanted; see prefilter.ts).
+import type { FileHandle } from 'node:fs/promises';
+
+/** Where bytes come from: a file, or a test double that cuts reads at chosen sizes. */
+export interface ByteSource {
+  /** Like fs read(): reads up to `length` bytes at file position `position`; 0 at end of file. */
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<number>;
+}
+
+export function fileSource(fh: FileHandle): ByteSource {
+  return {
+    async read(buffer, offset, length, position) {
+      const { bytesRead } = await fh.read(buffer, offset, length, position);
+      return bytesRead;
+    },
+  };
+}
+
+export const DEFAULT_READ_SIZE = 1 << 20;
+/** A line longer than this is skipped as malformed instead of growing the buffer further. */
+export const DEFAULT_MAX_LINE_BYTES = 32 << 20;
+
+export interface LineReaderOptions {
+  readSize?: number;
+  maxLineBytes?: number;
+}
+
+export class LineReader {
+  /** The one buffer; valid bytes are [start, end). Bytes past `end` are stale: never trust them. */
+  buf: Buffer;
+  /** First byte not yet consumed by the caller (always the start of a line). */
+  start = 0;
+  /** End of the bytes read so far. */
+  end = 0;
+  /** End of the last complete line in the buffer (index just after its '\n'); = start if none. */
+  complete = 0;
+  /** File position of buf[0]. */
+  base: number;
+  /** No more bytes will come. */
+  eof = false;
+  /** Lines dropped because they exceeded maxLineBytes (counted as malformed by the caller). */
+  oversized = 0;
+
+  private readonly readSize: number;
+  private readonly maxLineBytes: number;
+  /** True while discarding the rest of an oversized line. */
+  private discarding = false;
+
+  constructor(
+    private readonly source: ByteSource,
+    startPosition: number,
+    opts: LineReaderOptions = {},
+  ) {
+    this.readSize = Math.max(1, opts.readSize ?? DEFAULT_READ_SIZE);
+    this.maxLineBytes = Math.max(1, opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+    this.buf = Buffer.allocUnsafe(Math.max(2 * this.readSize, 64));
+    this.base = startPosition;
+  }
+
+  /** File position of buffer index i. */
+  pos(i: number): number {
+    return this.base + i;
+  }
+
+  /**
+   * Makes room and reads the next bytes. Returns false once the file is exhausted and no complete
+   * line is left to consume; then [start, end) holds a torn last line (no '\n'), if any.
+   */
+  async fill(): Promise<boolean> {
+    for (;;) {
+      if (this.eof) return false;
+      this.makeRoom();
+      const want = Math.min(this.readSize, this.buf.length - this.end);
+      const n = await this.source.read(this.buf, this.end, want, this.base + this.end);
+      if (n <= 0) {
+        this.eof = true;
+        if (this.discarding) {
+          // The oversized line ran to the end of the file without a newline.
+          this.discarding = false;
+          this.start = this.end;
+        }
+        return false;
+      }
+      const from = this.end;
+      this.end += n;
+      if (this.discarding && !this.skipOversized(from)) continue;
+      const nl = this.buf.lastIndexOf(10, this.end - 1);
+      if (nl >= this.start) {
+        this.complete = nl + 1;
+        return true;
+      }
+      this.complete = this.start;
+      if (this.end - this.start > this.maxLineBytes) {
+        // One line longer than the bound: drop what we have and skip to its newline.
+        this.oversized++;
+        this.discarding = true;
+        this.start = this.end;
+        this.complete = this.end;
+      }
+    }
+  }
+
+  /** While discarding: drops bytes up to and including the next '\n'; false if none arrived yet. */
+  private skipOversized(from: number): boolean {
+    const nl = this.buf.indexOf(10, from);
+    if (nl === -1 || nl >= this.end) {
+      this.start = this.end;
+      this.complete = this.end;
+      return false;
+    }
+    this.discarding = false;
+    this.start = nl + 1;
+    this.complete = this.start;
+    return true;
+  }
+
+  /** Moves the unconsumed bytes to the front; grows the buffer when one line fills it. */
+  private makeRoom(): void {
+    if (this.start > 0) {
+      if (this.end > this.start) this.buf.copyWithin(0, this.start, this.end);
+      this.base += this.start;
+      this.end -= this.start;
+      this.complete -= this.start;
+      this.start = 0;
+    }
+    if (this.complete < 0) this.complete = 0;
+    if (this.buf.length - this.end < Math.min(this.readSize, this.buf.length / 2)) {
+      const grown = Buffer.allocUnsafe(this.buf.length * 2);
+      this.buf.copy(grown, 0, 0, this.end);
+      this.buf = grown;
+    }
+  }
+
+  /** The torn last line at end of file: [start, end) when eof and it holds bytes. */
+  tornTail(): { start: number; end: number } | null {
+    return this.eof && this.end > this.start ? { start: this.start, end: this.end } : null;
+  }
+}

@@ -1,0 +1,26 @@
+// One line of the file to a stored event: JSON.parse, then the recnum rule (a line without one
+// gets its 1-based line number), then the same check every store applies to records it reads.
+import { isStoredEvent } from '../record.js';
+import type { StoredEvent } from '../types.js';
+
+/** The parsed JSON of a line, or undefined when it is not JSON at all. */
+export function parseJsonLine(buf: Buffer, start: number, end: number): unknown {
+  try {
+    return JSON.parse(buf.toString('utf8', start, end));
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the parsed line needs its line number as recnum. */
+export function lacksRecnum(v: unknown): boolean {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
+  const r = (v as { recnum?: unknown }).recnum;
+  return r === undefined || r === null;
+}
+
+/** The stored event a parsed line holds, or null when it is malformed. */
+export function toStoredEvent(v: unknown, lineNumber: number | null): StoredEvent | null {
+  if (lineNumber !== null && lacksRecnum(v)) (v as { recnum: number }).recnum = lineNumber;
+  return isStoredEvent(v) ? v : null;
+}

@@ -1,0 +1,197 @@
+// The sequential scan that answers a query on a flat file: reads the file from the query's byte
+// offset through one buffer (line-reader.ts), drops lines by their bytes where it safely can
+// (prefilter.ts), parses the rest, applies the filter semantics of filter.ts and the finish merge
+// (finish-merge.ts), and yields rows in file order as soon as they are resolved.
+//
+// Two ways through a buffer:
+// - jump: when every wanted line must contain the pattern literal (or a hazard byte string),
+//   Buffer.indexOf runs over the whole buffer and only the lines around its hits are looked at;
+// - walk: line by line (indexOf('\n')), reading the canonical prefix of each line; used when
+//   there is no literal, or while accepts wait for their finish records (a finish need not
+//   contain the literal).
+import { evioError } from '../../errors.js';
+import { admittedTypes, matchesRecord } from '../filter.js';
+import type { EventQuery, EventRow, ScanStats } from '../types.js';
+import { FinishMerge } from './finish-merge.js';
+import { LineCounter } from './line-counter.js';
+import { LineReader, type ByteSource, type LineReaderOptions } from './line-reader.js';
+import { ByteNeedle, byteFrequencies, NeedleCursor } from './needle.js';
+import { parseJsonLine, lacksRecnum, toStoredEvent } from './parse-line.js';
+import { admittedTypeBytes, literalPlan, probeCanonicalPrefix, VALID_ETYPE, type PrefixProbe } from './prefilter.js';
+
+export interface ScanOptions extends LineReaderOptions {
+  maxOpenAccepts: number;
+  signal?: AbortSignal | undefined;
+  /** Counters of this scan (malformed lines), updated as it goes. */
+  stats: ScanStats;
+  /** Turns the byte-level prefilter off (tests compare both ways). */
+  noPrefilter?: boolean;
+}
+
+/** Checks a query's byte offset: 0, or a line start within the file (the offset of some record). */
+export async function checkByteOffset(source: ByteSource, size: number, offset: number, name: string): Promise<void> {
+  if (offset === 0) return;
+  if (!Number.isSafeInteger(offset) || offset < 0 || offset > size) {
+    throw evioError('QUERY_BAD_OFFSET', `offset=${offset} is past the end of ${name} (${size} bytes)`);
+  }
+  const b = Buffer.alloc(1);
+  const n = await source.read(b, 0, 1, offset - 1);
+  if (n !== 1 || b[0] !== 10) {
+    throw evioError('QUERY_BAD_OFFSET', `offset=${offset} is not the start of a line in ${name}; resume only from a returned record's offset`);
+  }
+}
+
+const enum Step {
+  /** The buffer's complete lines are consumed: read more. */
+  More,
+  /** The answer is complete. */
+  Done,
+  /** A line needs its line number and the count lags behind the buffer: catch up, then resume. */
+  NeedLineCount,
+}
+
+export async function* scanRows(source: ByteSource, q: EventQuery, opts: ScanOptions): AsyncGenerator<EventRow> {
+  if (q.order !== 'recnum' || q.direction !== 'asc') {
+    throw evioError('QUERY_ORDER_ON_FLATFILE', 'flat files are read in recnum order; order and orderdirection are refused');
+  }
+  const merge = new FinishMerge(q, q.skip, q.limit, opts.maxOpenAccepts);
+  if (merge.done) return;
+  const stats = opts.stats;
+  const signal = opts.signal;
+  const reader = new LineReader(source, q.byteOffset, opts);
+  const counter = new LineCounter(source);
+  const types = admittedTypes(q);
+  const typeBytes = admittedTypeBytes(q);
+  const plan = opts.noPrefilter ? null : literalPlan(q);
+  const usePrefix = !opts.noPrefilter;
+  const recnumMin = q.recnumMin;
+  const recnumMax = q.recnumMax;
+  let cursors: NeedleCursor[] | null = null;
+  const probe: PrefixProbe = { recnum: 0, etype: 0, uidHash: 0 };
+  const out: EventRow[] = [];
+  /** Set when the line at reader.start was parsed but needs a line number we do not have yet. */
+  let lineCountTarget = -1;
+
+  /** Earliest hit of any cursor at or after `from` (Infinity when none in this buffer). */
+  const nextHit = (buf: Buffer, from: number): number => {
+    let h = Infinity;
+    for (const c of cursors!) {
+      const i = c.at(buf, from);
+      if (i < h) h = i;
+    }
+    return h;
+  };
+
+  /** Handles the complete lines of the buffer from reader.start; synchronous: no await per line. */
+  const processBuffer = (): Step => {
+    const buf = reader.buf;
+    const ce = reader.complete;
+    let s = reader.start;
+    while (s < ce) {
+      let e: number;
+      let hasNeedle = true;
+      if (cursors !== null && merge.pendingCount === 0) {
+        // Jump to the next line holding the literal or a hazard.
+        const h = nextHit(buf, s);
+        if (h >= ce) {
+          s = ce;
+          break;
+        }
+        if (h > s) s = Math.max(s, buf.lastIndexOf(10, h - 1) + 1);
+        e = buf.indexOf(10, h);
+      } else {
+        e = buf.indexOf(10, s);
+        if (cursors !== null) hasNeedle = nextHit(buf, s) < e;
+      }
+
+      let wantCandidate = merge.admitting && hasNeedle;
+      let wantFinish = merge.pendingCount > 0;
+      if (usePrefix && probeCanonicalPrefix(buf, s, e, probe)) {
+        if (VALID_ETYPE[probe.etype] !== 1) {
+          // Not an event whatever the rest says: malformed, without parsing.
+          stats.malformed++;
+          s = e + 1;
+          continue;
+        }
+        if (recnumMax !== null && probe.recnum > recnumMax) {
+          merge.stopAdmitting();
+          wantCandidate = false;
+        } else if (wantCandidate && (typeBytes[probe.etype] !== 1 || (recnumMin !== null && probe.recnum < recnumMin))) {
+          wantCandidate = false;
+        }
+        if (wantFinish) wantFinish = probe.etype === 70 && merge.pendingHashes.has(probe.uidHash);
+      }
+      if (wantCandidate || wantFinish) {
+        const v = parseJsonLine(buf, s, e);
+        let lineNumber: number | null = null;
+        if (v !== undefined && lacksRecnum(v)) {
+          const at = reader.pos(s);
+          if (counter.pos < reader.base || !counter.active) {
+            if (counter.pos < reader.base) {
+              reader.start = s;
+              lineCountTarget = at;
+              return Step.NeedLineCount;
+            }
+            counter.active = true;
+          }
+          counter.advanceInBuffer(buf, counter.pos - reader.base, s);
+          lineNumber = counter.newlines + 1;
+        }
+        const rec = v === undefined ? null : toStoredEvent(v, lineNumber);
+        if (rec === null) {
+          stats.malformed++;
+        } else {
+          if (rec.etype === 'F' && merge.pendingCount > 0) merge.offerFinish(rec);
+          if (recnumMax !== null && rec.recnum > recnumMax) merge.stopAdmitting();
+          if (merge.admitting && hasNeedle && matchesRecord(rec, q, types)) merge.addCandidate(rec, reader.pos(e + 1));
+          merge.drain(out);
+        }
+        if (merge.done) {
+          reader.start = e + 1;
+          return Step.Done;
+        }
+      } else if (!merge.admitting && merge.pendingCount === 0) {
+        merge.drain(out);
+        if (merge.done) {
+          reader.start = e + 1;
+          return Step.Done;
+        }
+      }
+      s = e + 1;
+    }
+    reader.start = s;
+    if (counter.active && counter.pos >= reader.base) counter.advanceInBuffer(buf, counter.pos - reader.base, s);
+    return Step.More;
+  };
+
+  for (;;) {
+    signal?.throwIfAborted();
+    if (lineCountTarget < 0) {
+      const more = await reader.fill();
+      stats.malformed += reader.oversized;
+      reader.oversized = 0;
+      if (!more) break;
+      if (plan !== null) {
+        if (cursors === null) {
+          const freq = byteFrequencies(reader.buf, reader.start, reader.complete);
+          cursors = [plan.needle, ...plan.hazards].map((b) => new NeedleCursor(new ByteNeedle(b, freq)));
+        } else {
+          for (const c of cursors) c.reset();
+        }
+      }
+    } else {
+      await counter.catchUp(reader.base);
+      counter.active = true;
+      lineCountTarget = -1;
+    }
+    const step = processBuffer();
+    for (const row of out) yield row;
+    out.length = 0;
+    if (step === Step.Done) return;
+  }
+  // End of file: a torn last line (no newline) is malformed; waiting accepts have no finish.
+  if (reader.tornTail()) stats.malformed++;
+  merge.endOfInput();
+  merge.drain(out);
+  for (const row of out) yield row;
+}
