@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { generateEvents } from '../eventlog/generate.js';
+import { runGenerateSessions } from './generate-sessions.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliCommand } from './io.js';
 
@@ -27,10 +28,7 @@ export const generateCommand: CliCommand = {
       return what ? 0 : 2;
     }
     if (what === 'sessions') {
-      // TODO(lead): static import once src/cli/generate-sessions.ts lands.
-      const modName = './generate-sessions.js';
-      const mod = (await import(modName)) as { runGenerateSessions(a: string[], i: typeof io): Promise<number> };
-      return mod.runGenerateSessions(rest, io);
+      return runGenerateSessions(rest, io);
     }
     if (what !== 'events') throw usageError(`generate takes events or sessions, not "${what}"`);
     const f = parseFlags(rest);

@@ -1,7 +1,8 @@
 // Every route the service answers, from every handler module.
 import { eventRoutes } from './handlers/events.js';
+import { iologRoutes } from './handlers/iolog.js';
 import type { Route } from './types.js';
 
 export function allRoutes(): Route[] {
-  return [...eventRoutes];
+  return [...eventRoutes, ...iologRoutes];
 }

@@ -1,0 +1,207 @@
+// `evio iolog chunk|variables|search|list|index|export`: the I/O-log engine functions from the
+// command line. Answers are the JSON bodies the HTTP service gives; export writes asciicast.
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { evioError } from '../errors.js';
+import { exportAsciicast } from '../iolog/export-asciicast.js';
+import { openSession } from '../iolog/locate.js';
+import type { Params } from '../iolog/params.js';
+import {
+  iologChunk,
+  iologIndex,
+  iologList,
+  iologListDirectory,
+  iologSearch,
+  iologVariables,
+  matchingPaths,
+  SearchAnswer,
+} from '../iolog/service.js';
+import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
+
+interface Sub {
+  usage: string;
+  help: string;
+  flags: readonly string[];
+  bools?: readonly string[];
+  positionals: readonly string[];
+  run(args: Params, io: CliIo): Promise<number>;
+}
+
+async function write(out: Writable, text: string): Promise<void> {
+  if (!out.write(text)) await once(out, 'drain');
+}
+
+function printJson(io: CliIo, body: Record<string, unknown>): number {
+  io.out.write(`${JSON.stringify({ ...body, status: 0 })}\n`);
+  return 0;
+}
+
+const SUBS: Record<string, Sub> = {
+  chunk: {
+    usage: 'evio iolog chunk FILE [--start N] [--len N]',
+    help: 'Prints one chunk of a session: {file, bytes, start, len, log:[{time}|{cols,rows,cmd}|{blob,blen,cmd}]}.\nlen defaults to 65536 and is clamped to 1048576.',
+    flags: ['start', 'len'],
+    positionals: ['file'],
+    async run(a, io) {
+      const c = await iologChunk(io.engine(), a, io.signal);
+      return printJson(io, { file: c.file, bytes: c.bytes, start: c.start, len: c.len, log: c.items, ...(c.warnings.length ? { warnings: c.warnings } : {}) });
+    },
+  },
+  variables: {
+    usage: 'evio iolog variables FILE',
+    help: 'Prints every variable of a session (log.json, legacy log or asciicast header) as {log}.',
+    flags: [],
+    positionals: ['file'],
+    async run(a, io) {
+      return printJson(io, { log: (await iologVariables(io.engine(), a, io.signal)).variables });
+    },
+  },
+  ls: {
+    usage: 'evio iolog ls DIR [--filter REGEX]',
+    help: 'Lists a directory under an I/O log root: {dir:[{name,path,size,mtime,type}]}.',
+    flags: ['filter'],
+    positionals: ['path'],
+    async run(a, io) {
+      const l = await iologListDirectory(io.engine(), a, io.signal);
+      return printJson(io, { dir: l.entries, ...(l.truncated ? { truncated: true } : {}) });
+    },
+  },
+  search: {
+    usage: "evio iolog search GLOB 'KEYWORD:REGEX' [--detail]",
+    help: 'Prints the sessions whose text matches REGEX within one line: {iologs:[path]}; --detail adds the lines.\nKEYWORD: stdin, stdout, stderr, ttyin, ttyout, input, output or any. GLOB is absolute or relative to each root.',
+    flags: [],
+    bools: ['detail'],
+    positionals: ['file', 'query'],
+    async run(a, io) {
+      const run = await iologSearch(io.engine(), a, io.signal);
+      const answer = new SearchAnswer();
+      await write(io.out, '{"iologs":[');
+      let n = 0;
+      for await (const p of matchingPaths(run, answer)) await write(io.out, `${n++ ? ',' : ''}${JSON.stringify(p)}`);
+      let tail = ']';
+      for (const [k, v] of Object.entries({ ...answer.tail(run.detail), status: 0 })) tail += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
+      await write(io.out, `${tail}}\n`);
+      return 0;
+    },
+  },
+  list: {
+    usage: 'evio iolog list [--path GLOB] [--from DATE] [--to DATE] [--submituser W] [--submithost W] [--runuser W] [--runhost W] [--runcmd W] [--start N] [--len N] [--refresh 0|1]',
+    help: 'Prints the cached list of sessions {result:[...]}, updating the index first when it is older than 60 s.',
+    flags: ['path', 'from', 'to', 'submituser', 'submithost', 'runuser', 'runhost', 'runcmd', 'start', 'len', 'refresh'],
+    positionals: [],
+    async run(a, io) {
+      return printJson(io, { result: await iologList(io.engine(), a, io.signal) });
+    },
+  },
+  index: {
+    usage: 'evio iolog index [--rebuild]',
+    help: 'Updates the SQLite index of every session under the I/O log roots (only new or changed sessions are read;\nvanished ones are removed). --rebuild starts from an empty index.',
+    flags: [],
+    bools: ['rebuild'],
+    positionals: [],
+    async run(a, io) {
+      progress(io, 'indexing I/O log sessions...');
+      const stats = await iologIndex(io.engine(), { rebuild: a.rebuild === '1' }, io.signal);
+      progressDone(io);
+      return printJson(io, { ...stats });
+    },
+  },
+  export: {
+    usage: 'evio iolog export --format asciicast FILE [--out F]',
+    help: 'Writes a session as asciicast v2 (asciinema) to F or standard output.',
+    flags: ['format', 'out'],
+    positionals: ['file'],
+    async run(a, io) {
+      const format = a.format;
+      if (format !== 'asciicast') throw evioError('IOLOG_BAD_EXPORT_FORMAT', `--format ${String(format ?? '(missing)')}: use --format asciicast`);
+      const session = await openSession(io.settings().iologdirs, String(a.file));
+      const outPath = typeof a.out === 'string' ? a.out : undefined;
+      const out: Writable = outPath ? createWriteStream(outPath) : io.out;
+      await exportAsciicast(session, out, io.signal);
+      if (outPath) {
+        out.end();
+        await once(out, 'finish');
+      }
+      return 0;
+    },
+  },
+};
+
+const EXAMPLES: Record<string, string> = {
+  chunk: "evio iolog chunk 00/00/01 --start 0 --len 4096",
+  variables: 'evio iolog variables /var/log/sudo-io/00/00/01',
+  ls: "evio iolog ls 00/00 --filter '^0[0-9A-F]$'",
+  search: "evio iolog search '**' 'output:permission denied' --detail",
+  list: "evio iolog list --submituser 'al*' --from '2026-11-22 00:00' --len 50",
+  index: 'evio iolog index',
+  export: 'evio iolog export --format asciicast 00/00/01 --out session.cast',
+};
+
+function subHelp(name: string): string {
+  const s = SUBS[name]!;
+  return `Usage: ${s.usage}\n\n${s.help}\nFILE and DIR are absolute or relative to the first I/O log root (iologdirs).\n\nExample:\n  ${EXAMPLES[name]}\n`;
+}
+
+const GROUP_HELP = `Usage: evio iolog COMMAND [ARGS...]
+
+Commands:
+${Object.entries(SUBS)
+  .map(([, s]) => `  ${s.usage}`)
+  .join('\n')}
+
+Run evio iolog COMMAND --help for details.
+
+Example:
+  evio iolog index && evio iolog list --runuser root --len 10
+`;
+
+/** Flags and positionals to the parameter record the engine functions read. */
+function toParams(sub: Sub, argv: readonly string[]): Params {
+  const params: Params = {};
+  const pos: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      pos.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith('--')) {
+      pos.push(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const name = a.slice(2, eq < 0 ? undefined : eq);
+    if (sub.bools?.includes(name)) {
+      params[name] = '1';
+      continue;
+    }
+    if (!sub.flags.includes(name)) throw usageError(`unknown option --${name} (usage: ${sub.usage})`);
+    const v = eq >= 0 ? a.slice(eq + 1) : argv[++i];
+    if (v === undefined) throw usageError(`--${name} needs a value`);
+    if (params[name] !== undefined) throw usageError(`--${name} is given more than once`);
+    params[name] = v;
+  }
+  if (pos.length !== sub.positionals.length) throw usageError(`expected ${sub.positionals.length} argument(s) (usage: ${sub.usage})`);
+  sub.positionals.forEach((p, i) => (params[p] = pos[i]));
+  return params;
+}
+
+export const iologCommand: CliCommand = {
+  name: 'iolog',
+  summary: 'I/O logs: chunk, variables, ls, search, list, index, export',
+  async run(argv, io) {
+    const [name, ...rest] = argv;
+    if (!name || name === '--help' || name === '-h' || name === 'help') {
+      io.out.write(GROUP_HELP);
+      return name ? 0 : 2;
+    }
+    const sub = SUBS[name];
+    if (!sub) throw usageError(`unknown iolog command "${name}" (use ${Object.keys(SUBS).join(', ')})`);
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.out.write(subHelp(name));
+      return 0;
+    }
+    return sub.run(toParams(sub, rest), io);
+  },
+};

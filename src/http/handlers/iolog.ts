@@ -1,0 +1,120 @@
+// I/O-log routes (spec document 1, "I/O logs"): parse, call the engine, stream the answer.
+// The heavy work runs in the worker pool behind the engine functions of src/iolog/service.ts.
+import { evioError } from '../../errors.js';
+import {
+  iologChunk,
+  iologDownload,
+  iologList,
+  iologListDirectory,
+  iologSearch,
+  iologVariables,
+  matchingPaths,
+  SearchAnswer,
+} from '../../iolog/service.js';
+import { jsonArrayResponse, jsonOk } from '../json-stream.js';
+import type { ApiResponse, Route } from '../types.js';
+
+const VERSIONS = ['', 'v2', 'v2.0'] as const;
+
+async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
+  yield* items;
+}
+
+function has(v: string | string[] | undefined): boolean {
+  return v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0);
+}
+
+const CHUNK_PARAMS: Record<string, string> = {
+  file: 'a sudo session directory or asciicast file under an I/O log root (chunking)',
+  start: 'first byte of the data stream (default 0)',
+  len: 'bytes of the data stream (default 65536, at most 1048576)',
+  path: 'a directory under an I/O log root to list (instead of file)',
+  filter: 'directory listing: regular expression the entry names must match',
+};
+
+export const iologRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/iolog',
+    versions: VERSIONS,
+    writes: false,
+    summary: 'A chunk of a session (file=) or a directory listing (path=)',
+    params: CHUNK_PARAMS,
+    async handler(req, engine): Promise<ApiResponse> {
+      if (has(req.query.file)) {
+        const c = await iologChunk(engine, req.query, req.signal);
+        return jsonArrayResponse('log', each(c.items), { file: c.file, bytes: c.bytes, start: c.start, len: c.len }, () => (c.warnings.length ? { warnings: c.warnings } : {}));
+      }
+      if (has(req.query.path)) {
+        const l = await iologListDirectory(engine, req.query, req.signal);
+        return jsonArrayResponse('dir', each(l.entries), {}, () => (l.truncated ? { truncated: true } : {}));
+      }
+      throw evioError('IOLOG_PARAMETER_REQUIRED', 'give file (a session to chunk) or path (a directory to list)');
+    },
+  },
+  {
+    method: 'GET',
+    path: '/iolog/variables',
+    versions: VERSIONS,
+    writes: false,
+    summary: 'Every variable of a session (log.json, legacy log or asciicast header)',
+    params: { file: 'a sudo session directory or asciicast file under an I/O log root' },
+    async handler(req, engine) {
+      const v = await iologVariables(engine, req.query, req.signal);
+      return jsonOk({ log: v.variables });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/iologfile',
+    versions: VERSIONS,
+    writes: false,
+    summary: 'Raw download: a file as is, a session directory as tar',
+    params: { file: 'a file or sudo session directory under an I/O log root' },
+    async handler(req, engine) {
+      const d = await iologDownload(engine, req.query, req.signal);
+      return { kind: 'file', http: 200, contentType: d.contentType, filename: d.filename, stream: d.stream, ...(d.size !== undefined ? { size: d.size } : {}) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/iolog/search',
+    versions: VERSIONS,
+    writes: false,
+    summary: 'Sessions whose text matches KEYWORD:REGEX within one line',
+    params: {
+      file: 'glob naming sessions, absolute or relative to each I/O log root (e.g. **, 00/00/*)',
+      query: 'KEYWORD:REGEX; KEYWORD = stdin, stdout, stderr, ttyin, ttyout, input, output or any',
+      detail: '1 adds the matching lines with their time offsets',
+    },
+    async handler(req, engine) {
+      const run = await iologSearch(engine, req.query, req.signal);
+      const answer = new SearchAnswer();
+      return jsonArrayResponse('iologs', matchingPaths(run, answer), {}, () => answer.tail(run.detail));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/iolog/list',
+    versions: VERSIONS,
+    writes: false,
+    summary: 'The cached list of sessions (SQLite index of the I/O log roots)',
+    params: {
+      path: 'glob on the session path, absolute or relative to its root',
+      from: 'created on or after (yyyy-mm-dd HH:MM, other date forms, Unix seconds)',
+      to: 'created on or before (a date alone means the whole day)',
+      runhost: 'wildcard',
+      submithost: 'wildcard',
+      submituser: 'wildcard',
+      runuser: 'wildcard',
+      runcmd: 'wildcard on the command line',
+      start: 'records to skip (default 0)',
+      len: 'records to return (default 1000, at most 10000)',
+      refresh: '1 updates the index first; 0 never; default: when older than 60 s',
+    },
+    async handler(req, engine) {
+      const rows = await iologList(engine, req.query, req.signal);
+      return jsonArrayResponse('result', each(rows));
+    },
+  },
+];

@@ -1,0 +1,262 @@
+// asciicast files (asciinema): v2 (NDJSON, header line then `[time, code, data]` with absolute
+// times), v3 (header with a `term` object, interval times, `#` comment lines, `x` exit events)
+// and v1 (one JSON object with `stdout: [[delay, data], ...]`, read whole up to a bound).
+// Data bytes are the UTF-8 of the event strings: `o` is ttyout, `i` is ttyin; `r` "COLSxROWS"
+// is a window change (columns first, the opposite of sudo's timing file).
+import { stat } from 'node:fs/promises';
+import { ERRORS, evioError } from '../errors.js';
+import { decodedChunks } from './decoded-file.js';
+import { CAST_LINE_MAX, CAST_V1_MAX_BYTES, INFO_MAX_BYTES, MAX_PIECE } from './limits.js';
+import { LineSplitter } from './line-splitter.js';
+import type { SessionInfo, Variables } from './log-info.js';
+import { checkAborted, type EventOptions, type IologSession, type ScanResult, type SessionEvent } from './session.js';
+import { parseDelay } from './timing.js';
+
+type CastVersion = 1 | 2 | 3;
+
+interface Header {
+  version: CastVersion;
+  variables: Variables;
+}
+
+/** A parsed event line: time in integer ns (absolute for v2, interval for v3). */
+interface CastEvent {
+  ns: number;
+  code: string;
+  data: string;
+}
+
+const TIME_RE = /^\[\s*(\d+(?:\.\d*)?)\s*,/;
+
+/** `[time, "c", "data"]`; the time is read from its text (no float rounding) when it is plain. */
+export function parseCastEventLine(line: string): CastEvent | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(v) || v.length < 3 || typeof v[0] !== 'number' || !(v[0] >= 0) || typeof v[1] !== 'string' || typeof v[2] !== 'string') return null;
+  const m = TIME_RE.exec(line);
+  const d = m ? parseDelay(m[1]!) : null;
+  const ns = d ? d.sec * 1e9 + d.nsec : Math.round(v[0] * 1e9);
+  if (!Number.isSafeInteger(ns)) return null;
+  return { ns, code: v[1], data: v[2] };
+}
+
+function headerVersion(v: Variables): CastVersion | null {
+  if (v.version === 2 && typeof v.width === 'number' && typeof v.height === 'number') return 2;
+  if (v.version === 3 && v.term && typeof v.term === 'object') return 3;
+  if (v.version === 1) return 1;
+  return null;
+}
+
+export class AsciicastSession implements IologSession {
+  readonly format = 'asciicast' as const;
+  readonly warnings: string[] = [];
+  private header: Promise<Header> | null = null;
+  private warned = new Set<string>();
+
+  constructor(readonly path: string) {}
+
+  private warn(key: string, text: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.warnings.push(text);
+  }
+
+  /** Lines of the file (comments and empty lines dropped), the header first. */
+  private async *lines(signal?: AbortSignal): AsyncGenerator<string> {
+    const decoded = await decodedChunks(this.path, (msg) => this.warn('gzip', `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${msg}`));
+    if (!decoded) throw evioError('NOT_FOUND', `${this.path} does not exist`);
+    const splitter = new LineSplitter(CAST_LINE_MAX, 'utf8');
+    const batch: string[] = [];
+    let lineNo = 0;
+    for await (const chunk of decoded.chunks) {
+      checkAborted(signal);
+      batch.length = 0;
+      splitter.push(chunk, (line) => {
+        lineNo++;
+        if (line === null) {
+          this.warn(`long-${lineNo}`, `${ERRORS.IOLOG_BAD_TIMING.code} ${this.path}: line ${lineNo} is longer than ${CAST_LINE_MAX} bytes; skipped`);
+          return true;
+        }
+        const l = line.endsWith('\r') ? line.slice(0, -1) : line;
+        if (l.trim() === '' || l.startsWith('#')) return true;
+        batch.push(l);
+        return true;
+      });
+      yield* batch;
+    }
+  }
+
+  private readHeader(): Promise<Header> {
+    this.header ??= (async () => {
+      const it = this.lines();
+      const first = await it.next();
+      await it.return(undefined);
+      let v: Variables | null = null;
+      if (!first.done && first.value.length <= INFO_MAX_BYTES) {
+        try {
+          const parsed: unknown = JSON.parse(first.value);
+          if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) v = parsed as Variables;
+        } catch {
+          v = null;
+        }
+      }
+      if (v) {
+        const version = headerVersion(v);
+        if (version === 2 || version === 3) return { version, variables: v };
+      }
+      // v1: the whole file is one (usually pretty-printed) object.
+      const whole = await this.readV1();
+      if (whole) {
+        const { stdout: _frames, ...rest } = whole;
+        return { version: 1 as const, variables: rest };
+      }
+      throw evioError('IOLOG_BAD_ASCIICAST', `${this.path}: the first line is not an asciicast v2/v3 header and the file is not asciicast v1`);
+    })();
+    return this.header;
+  }
+
+  private async readV1(): Promise<Variables | null> {
+    const st = await stat(this.path);
+    if (st.size > CAST_V1_MAX_BYTES) return null;
+    const parts: Buffer[] = [];
+    const decoded = await decodedChunks(this.path, () => undefined);
+    if (!decoded) return null;
+    let total = 0;
+    for await (const c of decoded.chunks) {
+      total += c.length;
+      if (total > CAST_V1_MAX_BYTES) return null;
+      parts.push(c);
+    }
+    try {
+      const v: unknown = JSON.parse(Buffer.concat(parts).toString('utf8'));
+      if (v && typeof v === 'object' && !Array.isArray(v) && (v as Variables).version === 1) return v as Variables;
+    } catch {
+      return null;
+    }
+    return null;
+  }
+
+  async variables(): Promise<Variables> {
+    return (await this.readHeader()).variables;
+  }
+
+  async info(): Promise<SessionInfo> {
+    const { version, variables: v } = await this.readHeader();
+    const term = (version === 3 ? v.term : null) as { cols?: unknown; rows?: unknown; type?: unknown } | null;
+    const env = (v.env && typeof v.env === 'object' ? v.env : {}) as Record<string, unknown>;
+    const num = (x: unknown, d: number) => (typeof x === 'number' && Number.isInteger(x) && x > 0 && x <= 0x7fffffff ? x : d);
+    let startSec = typeof v.timestamp === 'number' && Number.isFinite(v.timestamp) && v.timestamp >= 0 ? Math.floor(v.timestamp) : -1;
+    if (startSec < 0) startSec = Math.floor((await stat(this.path)).mtimeMs / 1000);
+    const s = (x: unknown) => (typeof x === 'string' ? x : '');
+    return {
+      startSec,
+      startNsec: 0,
+      cols: num(term ? term.cols : v.width, 80),
+      rows: num(term ? term.rows : v.height, 24),
+      submituser: s(env.USER),
+      submithost: '',
+      runuser: s(env.USER),
+      runhost: '',
+      runcmd: s(v.command),
+      ttyname: '',
+      term: s(env.TERM) || (term ? s(term.type) : '') || 'xterm',
+      uuid: '',
+    };
+  }
+
+  async complete(): Promise<boolean> {
+    return true;
+  }
+
+  /** Events of the file as (absolute ns, code, data), whatever the version. */
+  private async *castEvents(signal?: AbortSignal): AsyncGenerator<CastEvent> {
+    const { version } = await this.readHeader();
+    if (version === 1) {
+      const whole = await this.readV1();
+      const frames = whole && Array.isArray(whole.stdout) ? whole.stdout : [];
+      let ns = 0;
+      for (const f of frames as unknown[]) {
+        if (!Array.isArray(f) || typeof f[0] !== 'number' || !(f[0] >= 0) || typeof f[1] !== 'string') continue;
+        ns += Math.round(f[0] * 1e9);
+        yield { ns, code: 'o', data: f[1] };
+      }
+      return;
+    }
+    let first = true;
+    let lineNo = 0;
+    let abs = 0;
+    for await (const line of this.lines(signal)) {
+      lineNo++;
+      if (first) {
+        first = false; // the header
+        continue;
+      }
+      const ev = parseCastEventLine(line);
+      if (!ev) {
+        this.warn('bad-line', `${ERRORS.IOLOG_BAD_TIMING.code} ${this.path}: event line ${lineNo} is not [time, code, data]; such lines are skipped`);
+        continue;
+      }
+      // v2 times are absolute, v3 intervals; a v2 time that goes back is held at the last one.
+      abs = version === 3 ? abs + ev.ns : Math.max(abs, ev.ns);
+      yield { ns: abs, code: ev.code, data: ev.data };
+    }
+  }
+
+  async scan(signal?: AbortSignal): Promise<ScanResult> {
+    let bytes = 0;
+    let records = 0;
+    for await (const ev of this.castEvents(signal)) {
+      records++;
+      if (ev.code === 'o' || ev.code === 'i') bytes += Buffer.byteLength(ev.data, 'utf8');
+    }
+    return { bytes, records };
+  }
+
+  async *events(opts: EventOptions = {}): AsyncGenerator<SessionEvent> {
+    const from = opts.from ?? 0;
+    const to = opts.to ?? Infinity;
+    const maxRecords = opts.maxRecords ?? Infinity;
+    let pos = 0;
+    let records = 0;
+    for await (const ev of this.castEvents(opts.signal)) {
+      if (records++ >= maxRecords) return;
+      if (pos > to) return;
+      const sec = Math.floor(ev.ns / 1e9);
+      const nsec = ev.ns % 1e9;
+      switch (ev.code) {
+        case 'o':
+        case 'i': {
+          const len = Buffer.byteLength(ev.data, 'utf8');
+          const start = pos;
+          pos += len;
+          const lo = Math.max(start, from);
+          const hi = Math.min(pos, to);
+          if (lo >= hi) break;
+          const all = Buffer.from(ev.data, 'utf8');
+          const stream = ev.code === 'o' ? 'ttyout' : 'ttyin';
+          for (let p = lo; p < hi; p += MAX_PIECE) {
+            yield { kind: 'data', sec, nsec, pos: p, stream, bytes: all.subarray(p - start, Math.min(hi, p + MAX_PIECE) - start), first: p === lo };
+          }
+          break;
+        }
+        case 'r': {
+          const m = /^(\d{1,9})x(\d{1,9})$/.exec(ev.data);
+          if (m) yield { kind: 'winch', sec, nsec, pos, cols: Number(m[1]), rows: Number(m[2]) };
+          break;
+        }
+        case 'm':
+          yield { kind: 'marker', sec, nsec, pos, label: ev.data };
+          break;
+        case 'x':
+          yield { kind: 'exit', sec, nsec, pos, status: ev.data };
+          break;
+        default:
+          break; // unknown codes are ignored, as the format asks
+      }
+    }
+  }
+}

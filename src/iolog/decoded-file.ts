@@ -1,0 +1,79 @@
+// Opening one session file: plain or gzip, judged per file by the magic 1f 8b (as sudo does).
+// gzip is inflated with finishFlush Z_SYNC_FLUSH, so a live file (sync-flushed, no trailer yet)
+// and a 0-byte file decode instead of failing with "unexpected end of file".
+// Files are opened with O_NOFOLLOW: a symlink planted inside a session directory is refused,
+// so nothing outside the roots can be read through one.
+import { constants as fsc } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { constants as zc, createGunzip, type Gunzip } from 'node:zlib';
+import { evioError } from '../errors.js';
+
+const READ_FLAGS = fsc.O_RDONLY | (fsc.O_NOFOLLOW ?? 0);
+
+/** Opens a file for reading, refusing symlinks; null when it does not exist. */
+export async function openNoFollow(path: string): Promise<FileHandle | null> {
+  try {
+    return await open(path, READ_FLAGS);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    if (code === 'ELOOP') throw evioError('IOLOG_READ', `${path} is a symbolic link; session files must be regular files`);
+    throw evioError('IOLOG_READ', `cannot open ${path}: ${(err as Error).message}`);
+  }
+}
+
+export async function isGzip(fh: FileHandle): Promise<boolean> {
+  const magic = Buffer.alloc(2);
+  const { bytesRead } = await fh.read(magic, 0, 2, 0);
+  return bytesRead === 2 && magic[0] === 0x1f && magic[1] === 0x8b;
+}
+
+export function syncFlushGunzip(): Gunzip {
+  return createGunzip({ finishFlush: zc.Z_SYNC_FLUSH, chunkSize: 64 * 1024 });
+}
+
+export interface DecodedChunks {
+  gzip: boolean;
+  /** Decoded bytes; a gzip error ends the iteration after calling onError. */
+  chunks: AsyncIterable<Buffer>;
+}
+
+/**
+ * The whole decoded content of a file as chunks (timing files, asciicast files). Errors inside
+ * the gzip data end the stream early and are reported through `onError` (the bytes before the
+ * damage are still delivered).
+ */
+export async function decodedChunks(path: string, onError: (msg: string) => void): Promise<DecodedChunks | null> {
+  const fh = await openNoFollow(path);
+  if (!fh) return null;
+  const gzip = await isGzip(fh);
+  async function* plain(): AsyncGenerator<Buffer> {
+    try {
+      const buf = Buffer.allocUnsafe(64 * 1024);
+      let pos = 0;
+      for (;;) {
+        const { bytesRead } = await fh!.read(buf, 0, buf.length, pos);
+        if (bytesRead === 0) return;
+        pos += bytesRead;
+        yield Buffer.from(buf.subarray(0, bytesRead));
+      }
+    } finally {
+      await fh!.close();
+    }
+  }
+  async function* inflated(): AsyncGenerator<Buffer> {
+    const source = fh!.createReadStream({ start: 0, autoClose: true });
+    const gunzip = syncFlushGunzip();
+    source.on('error', (e) => gunzip.destroy(e));
+    source.pipe(gunzip);
+    try {
+      for await (const c of gunzip) yield c as Buffer;
+    } catch (err) {
+      onError(`${path}: gzip data is damaged (${(err as Error).message}); read up to the damage`);
+    } finally {
+      source.destroy();
+      gunzip.destroy();
+    }
+  }
+  return { gzip, chunks: gzip ? inflated() : plain() };
+}

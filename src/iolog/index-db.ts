@@ -1,0 +1,130 @@
+// The cached list: an SQLite index (better-sqlite3, WAL) of every session under the I/O log
+// roots, one row per session with the fields of DESIGN §4 plus what the incremental update
+// needs (the root it was found under and a signature of its timing and info files).
+// Writers are the `index` task and removeSessionsFromIndex; readers are the list queries.
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { dirname, resolve, sep } from 'node:path';
+import Database from 'better-sqlite3';
+import { evioError } from '../errors.js';
+
+export type IndexDb = Database.Database;
+
+export const INDEX_SCHEMA_VERSION = 1;
+
+/** The fields a cached record answers with (spec: Cached I/O log record). */
+export interface CachedRecord {
+  uniqueid: string;
+  partnum: number;
+  createtime: number;
+  loghost: string;
+  logpath: string;
+  submithost: string;
+  submituser: string;
+  runhost: string;
+  runuser: string;
+  runcmd: string;
+}
+
+export const RECORD_COLUMNS = ['uniqueid', 'partnum', 'createtime', 'loghost', 'logpath', 'submithost', 'submituser', 'runhost', 'runuser', 'runcmd'] as const;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+  logpath    TEXT PRIMARY KEY,
+  uniqueid   TEXT NOT NULL,
+  partnum    INTEGER NOT NULL,
+  createtime INTEGER NOT NULL,
+  loghost    TEXT NOT NULL,
+  submithost TEXT NOT NULL,
+  submituser TEXT NOT NULL,
+  runhost    TEXT NOT NULL,
+  runuser    TEXT NOT NULL,
+  runcmd     TEXT NOT NULL,
+  root       TEXT NOT NULL,
+  sig        TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_createtime ON sessions (createtime, logpath);
+CREATE INDEX IF NOT EXISTS sessions_submituser ON sessions (submituser);
+CREATE INDEX IF NOT EXISTS sessions_runuser ON sessions (runuser);
+CREATE INDEX IF NOT EXISTS sessions_submithost ON sessions (submithost);
+CREATE INDEX IF NOT EXISTS sessions_runhost ON sessions (runhost);
+`;
+
+function fail(file: string, err: unknown): never {
+  throw evioError('IOLOG_INDEX', `${file}: ${(err as Error).message}`, err);
+}
+
+/** Opens (creating when writable) the index. Readers get null when it does not exist yet. */
+export function openIndex(file: string, mode: 'write'): IndexDb;
+export function openIndex(file: string, mode: 'read'): IndexDb | null;
+export function openIndex(file: string, mode: 'read' | 'write'): IndexDb | null {
+  if (mode === 'read' && !existsSync(file)) return null;
+  try {
+    if (mode === 'write') mkdirSync(dirname(file), { recursive: true });
+    // Readers open read-write too: a WAL database needs its -shm file, which a read-only
+    // connection cannot create.
+    const db = new Database(file, { fileMustExist: mode === 'read' });
+    db.pragma('busy_timeout = 10000');
+    if (mode === 'write') {
+      db.pragma('journal_mode = WAL');
+      db.exec(SCHEMA);
+      const v = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined;
+      if (v && Number(v.value) > INDEX_SCHEMA_VERSION) {
+        db.close();
+        throw evioError('IOLOG_INDEX', `${file} has index schema ${v.value}, newer than this evio (${INDEX_SCHEMA_VERSION})`);
+      }
+      db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(String(INDEX_SCHEMA_VERSION));
+    }
+    return db;
+  } catch (err) {
+    if ((err as { name?: string }).name === 'EvioError') throw err;
+    fail(file, err);
+  }
+}
+
+export function lastUpdate(db: IndexDb): number {
+  const r = db.prepare("SELECT value FROM meta WHERE key = 'updated'").get() as { value: string } | undefined;
+  return r ? Number(r.value) : 0;
+}
+
+/** A path as the index stores it: absolute, with symlinks of existing parents resolved. */
+function indexPath(p: string): string {
+  const abs = resolve(p);
+  try {
+    return realpathSync(abs);
+  } catch {
+    try {
+      return resolve(realpathSync(dirname(abs)), abs.slice(dirname(abs).length + 1));
+    } catch {
+      return abs;
+    }
+  }
+}
+
+/**
+ * Removes sessions from the index by path: each path removes the session stored under it and
+ * every session below it (a purged directory). Returns the number of rows removed. Runs in
+ * the calling thread (a few indexed deletes); a missing index removes nothing.
+ */
+export function removeSessionsFromIndex(indexFile: string, paths: readonly string[]): number {
+  if (paths.length === 0 || !existsSync(indexFile)) return 0;
+  const db = openIndex(indexFile, 'write');
+  try {
+    const del = db.prepare('DELETE FROM sessions WHERE logpath = ? OR substr(logpath, 1, ?) = ?');
+    let n = 0;
+    db.transaction(() => {
+      for (const p of paths) {
+        for (const variant of new Set([resolve(p), indexPath(p)])) {
+          const prefix = variant.endsWith(sep) ? variant : variant + sep;
+          n += del.run(variant, prefix.length, prefix).changes;
+        }
+      }
+    })();
+    return n;
+  } catch (err) {
+    if ((err as { name?: string }).name === 'EvioError') throw err;
+    fail(indexFile, err);
+  } finally {
+    db.close();
+  }
+}

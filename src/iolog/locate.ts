@@ -1,0 +1,101 @@
+// Where a request may look: every `file`/`path` resolves (symlinks included) inside an I/O log
+// root, and system directories are refused even when a root contains them (a root of `/`
+// must not make /etc readable). Also: what counts as a session.
+import { lstat, open, readdir, stat } from 'node:fs/promises';
+import { basename, dirname, join, sep } from 'node:path';
+import { evioError } from '../errors.js';
+import { resolveInsideRoots } from '../paths.js';
+import { AsciicastSession } from './asciicast-session.js';
+import type { IologSession } from './session.js';
+import { SudoSession, SUDO_FILES } from './sudo-session.js';
+
+/** Never listed or read as I/O logs, whatever the roots say. */
+export const SYSTEM_DIRECTORIES: readonly string[] = [
+  '/proc', '/sys', '/dev', '/etc', '/boot', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/usr', '/run',
+];
+
+export function isSystemPath(real: string): boolean {
+  if (real === '/' || real === '') return true;
+  return SYSTEM_DIRECTORIES.some((d) => real === d || real.startsWith(d + sep));
+}
+
+/** Resolves a user-given file or directory inside the I/O log roots; refuses system paths. */
+export function resolveIologPath(roots: readonly string[], userPath: string, what: string): string {
+  const real = resolveInsideRoots(roots, userPath, what);
+  if (isSystemPath(real)) throw evioError('IOLOG_SYSTEM_DIRECTORY', `${what} "${userPath}" is a system directory`);
+  return real;
+}
+
+export type SessionKind = 'sudo' | 'asciicast';
+
+/** A directory with a regular `timing` file plus `log.json` or `log` is a sudo session. */
+export async function isSudoSessionDir(dir: string): Promise<boolean> {
+  try {
+    const t = await lstat(join(dir, 'timing'));
+    if (!t.isFile()) return false;
+  } catch {
+    return false;
+  }
+  for (const name of ['log.json', 'log']) {
+    try {
+      if ((await lstat(join(dir, name))).isFile()) return true;
+    } catch {
+      // next
+    }
+  }
+  return false;
+}
+
+export function isCastName(name: string): boolean {
+  return name.endsWith('.cast');
+}
+
+/**
+ * The session a resolved path names: a sudo session directory, an asciicast file, or a file
+ * inside a sudo session directory (its directory is meant). Null when it is none of these.
+ */
+export async function sessionAt(real: string): Promise<{ kind: SessionKind; path: string } | null> {
+  let st;
+  try {
+    st = await stat(real);
+  } catch {
+    return null;
+  }
+  if (st.isDirectory()) return (await isSudoSessionDir(real)) ? { kind: 'sudo', path: real } : null;
+  if (!st.isFile()) return null;
+  if (SUDO_FILES.includes(basename(real)) && (await isSudoSessionDir(dirname(real)))) return { kind: 'sudo', path: dirname(real) };
+  if (isCastName(real) || (await looksLikeCast(real))) return { kind: 'asciicast', path: real };
+  return null;
+}
+
+async function looksLikeCast(file: string): Promise<boolean> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(64);
+    const { bytesRead } = await fh.read(buf, 0, 64, 0);
+    return /^\{\s*"version"\s*:\s*[123]\b/.test(buf.toString('utf8', 0, bytesRead));
+  } finally {
+    await fh.close();
+  }
+}
+
+export function openSessionOfKind(kind: SessionKind, path: string): IologSession {
+  return kind === 'sudo' ? new SudoSession(path) : new AsciicastSession(path);
+}
+
+/** Resolves `file` inside the roots and opens the session it names; IOLOG_NOT_A_SESSION else. */
+export async function openSession(roots: readonly string[], file: string): Promise<IologSession> {
+  const real = resolveIologPath(roots, file, 'file');
+  const s = await sessionAt(real);
+  if (!s) throw evioError('IOLOG_NOT_A_SESSION', `file "${file}" is neither a sudo I/O log session directory nor an asciicast file`);
+  return openSessionOfKind(s.kind, s.path);
+}
+
+/** Entries of a directory, without following symlinks; [] when it cannot be read. */
+export async function readDirents(dir: string) {
+  try {
+    return await readdir(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}

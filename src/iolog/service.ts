@@ -1,0 +1,198 @@
+// The I/O-log engine functions both doors (HTTP handlers, CLI) call: they read and validate
+// parameters, then hand the heavy work to the worker pool. The main thread only routes.
+import type { Engine } from '../engine.js';
+import { evioError } from '../errors.js';
+import { iologPool } from '../worker/pool.js';
+import type { ChunkResult } from './chunk.js';
+import { openDownload, type Download } from './download.js';
+import { removeSessionsFromIndex, type CachedRecord } from './index-db.js';
+import type { IndexStats } from './index-update.js';
+import { CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN, DETAIL_LINES_TOTAL, INDEX_MAX_AGE_MS, SEARCH_MAX_SESSIONS } from './limits.js';
+import { parseListParams } from './list-query.js';
+import type { DirListing } from './listing.js';
+import type { Variables } from './log-info.js';
+import { flag, nonNegativeInt, required, single, type Params } from './params.js';
+import { parseSearchQuery, type SearchMatch, type SessionSearchResult } from './search.js';
+import { checkGlob } from './walk.js';
+
+export type { Params } from './params.js';
+
+function roots(engine: Engine): string[] {
+  return [...engine.settings.iologdirs];
+}
+
+/** GET /REST/iolog?file=&start=&len= : one chunk of the session's data stream. */
+export async function iologChunk(engine: Engine, params: Params, signal?: AbortSignal): Promise<ChunkResult> {
+  const file = required(params, 'file');
+  const start = nonNegativeInt(params, 'start', 0);
+  const len = Math.min(nonNegativeInt(params, 'len', CHUNK_DEFAULT_LEN), CHUNK_MAX_LEN);
+  const pool = await iologPool(engine);
+  return pool.run('chunk', { roots: roots(engine), file, start, len }, signal);
+}
+
+/** GET /REST/iolog/variables?file= */
+export async function iologVariables(engine: Engine, params: Params, signal?: AbortSignal): Promise<{ file: string; variables: Variables }> {
+  const file = required(params, 'file');
+  const pool = await iologPool(engine);
+  return pool.run('variables', { roots: roots(engine), file }, signal);
+}
+
+/** GET /REST/iolog?path=[&filter=] */
+export async function iologListDirectory(engine: Engine, params: Params, signal?: AbortSignal): Promise<DirListing> {
+  const path = required(params, 'path');
+  const filter = single(params, 'filter');
+  const pool = await iologPool(engine);
+  return pool.run('listDir', { roots: roots(engine), path, ...(filter ? { filter } : {}) }, signal);
+}
+
+/** GET /REST/iologfile?file= : the file as is, or a session directory as tar. */
+export async function iologDownload(engine: Engine, params: Params, signal?: AbortSignal): Promise<Download> {
+  return openDownload(roots(engine), required(params, 'file'), signal);
+}
+
+export interface SearchRun {
+  /** Sessions the glob named. */
+  sessions: number;
+  detail: boolean;
+  /** One result per session, in walk order; stops all outstanding tasks when left early. */
+  results: AsyncGenerator<SessionSearchResult>;
+}
+
+/** Runs tasks over `inputs` with at most `width` in flight, yielding results in input order. */
+async function* ordered<I, O>(inputs: readonly I[], width: number, run: (i: I, signal: AbortSignal) => Promise<O>, signal?: AbortSignal): AsyncGenerator<O> {
+  const ac = new AbortController();
+  const onAbort = () => ac.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const inFlight: Promise<O>[] = [];
+  let next = 0;
+  const fill = () => {
+    while (inFlight.length < width && next < inputs.length) {
+      const p = run(inputs[next++]!, ac.signal);
+      p.catch(() => undefined); // observed when its turn comes
+      inFlight.push(p);
+    }
+  };
+  try {
+    fill();
+    while (inFlight.length > 0) {
+      const r = await inFlight.shift()!;
+      fill();
+      yield r;
+    }
+  } finally {
+    ac.abort(); // an error, an early stop or the caller's abort ends every outstanding task
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** GET /REST/iolog/search?file=GLOB&query=KEYWORD:REGEX[&detail=1] */
+export async function iologSearch(engine: Engine, params: Params, signal?: AbortSignal): Promise<SearchRun> {
+  const glob = required(params, 'file');
+  const query = parseSearchQuery(required(params, 'query'));
+  const detail = flag(params, 'detail');
+  checkGlob(glob);
+  const pool = await iologPool(engine);
+  const found = await pool.run('expandGlob', { roots: roots(engine), pattern: glob, max: SEARCH_MAX_SESSIONS }, signal);
+  if (found.more) throw evioError('IOLOG_TOO_MANY_SESSIONS', `file "${glob.slice(0, 100)}" names more than ${SEARCH_MAX_SESSIONS} sessions`);
+  const results = ordered(
+    found.sessions,
+    pool.size * 2,
+    (s, sig) => pool.run('searchSession', { kind: s.kind, path: s.path, streams: query.streams, regex: query.regex, detail }, sig),
+    signal,
+  );
+  return { sessions: found.sessions.length, detail, results };
+}
+
+/** The answer a search gives, assembled while the results stream (bounded detail). */
+export class SearchAnswer {
+  readonly detail: Array<SearchMatch & { file: string }> = [];
+  readonly warnings: string[] = [];
+  truncated = false;
+
+  /** Records one session's result; returns its path when it matched. */
+  add(r: SessionSearchResult): string | null {
+    for (const w of r.warnings) if (this.warnings.length < 100) this.warnings.push(w);
+    if (!r.matched) return null;
+    for (const m of r.matches) {
+      if (this.detail.length >= DETAIL_LINES_TOTAL) {
+        this.truncated = true;
+        break;
+      }
+      this.detail.push({ file: r.path, ...m });
+    }
+    return r.path;
+  }
+
+  tail(withDetail: boolean): Record<string, unknown> {
+    const t: Record<string, unknown> = {};
+    if (withDetail) t.detail = this.detail;
+    if (this.truncated) t.truncated = true;
+    if (this.warnings.length) t.warnings = this.warnings;
+    return t;
+  }
+}
+
+/** The paths of the matching sessions, feeding `answer` with detail and warnings. */
+export async function* matchingPaths(run: SearchRun, answer: SearchAnswer): AsyncGenerator<string> {
+  for await (const r of run.results) {
+    const p = answer.add(r);
+    if (p !== null) yield p;
+  }
+}
+
+/** Serialises index updates of one engine and remembers when the last one ran. */
+class IndexGuard {
+  running: Promise<IndexStats> | null = null;
+  lastUpdated = 0;
+  async close(): Promise<void> {
+    await this.running?.catch(() => undefined);
+  }
+}
+
+/** `evio iolog index`: updates the cached list incrementally (rebuild = start from empty). */
+export async function iologIndex(engine: Engine, opts: { rebuild?: boolean } = {}, signal?: AbortSignal): Promise<IndexStats> {
+  const guard = await engine.resource('iolog:index', () => new IndexGuard());
+  while (guard.running) await guard.running.catch(() => undefined);
+  const pool = await iologPool(engine);
+  const p = pool.run('indexUpdate', { roots: roots(engine), indexFile: engine.settings.iologcache, rebuild: opts.rebuild ?? false }, signal);
+  guard.running = p;
+  try {
+    const stats = await p;
+    guard.lastUpdated = stats.updatedAt;
+    return stats;
+  } finally {
+    if (guard.running === p) guard.running = null;
+  }
+}
+
+/** Brings the index up to date when this engine has not updated it for INDEX_MAX_AGE_MS. */
+async function freshIndex(engine: Engine, force: boolean, signal?: AbortSignal): Promise<void> {
+  const guard = await engine.resource('iolog:index', () => new IndexGuard());
+  if (guard.running && !force) {
+    await guard.running.catch(() => undefined);
+    return;
+  }
+  if (!force && Date.now() - guard.lastUpdated < INDEX_MAX_AGE_MS) return;
+  await iologIndex(engine, {}, signal);
+}
+
+/**
+ * GET /REST/iolog/list : the cached list. The index is brought up to date first when this
+ * engine last did so more than INDEX_MAX_AGE_MS ago (refresh=1 forces it, refresh=0 skips it).
+ */
+export async function iologList(engine: Engine, params: Params, signal?: AbortSignal): Promise<CachedRecord[]> {
+  const query = parseListParams(params, engine.settings.timezone);
+  const refresh = single(params, 'refresh');
+  if (refresh !== undefined && refresh !== '' && refresh !== '0' && refresh !== '1') flag(params, 'refresh');
+  const pool = await iologPool(engine);
+  if (refresh !== '0') await freshIndex(engine, refresh === '1', signal);
+  return pool.run('listQuery', { indexFile: engine.settings.iologcache, query }, signal);
+}
+
+/**
+ * Removes sessions (and everything below a removed directory) from the cached list; for the
+ * purge job, after it deleted I/O logs. Returns the number of index rows removed.
+ */
+export function removeIologsFromIndex(engine: Engine, paths: readonly string[]): number {
+  return removeSessionsFromIndex(engine.settings.iologcache, paths);
+}

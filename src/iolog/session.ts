@@ -1,0 +1,77 @@
+// One streaming interface over every recorded session kind (sudo directory, asciicast file).
+// Events come in timing order with their time offset (integer seconds + nanoseconds since the
+// start) and their position in the session's data stream (all recorded bytes, decompressed, in
+// timing order). Data arrives in pieces of bounded size, so a session of any size is read with
+// bounded memory.
+import type { SessionInfo, Variables } from './log-info.js';
+import type { StreamName } from './timing.js';
+
+export type { StreamName } from './timing.js';
+
+interface At {
+  /** Offset from the session start. */
+  readonly sec: number;
+  readonly nsec: number;
+  /** Data-stream position at which the event happens. */
+  readonly pos: number;
+}
+
+export type SessionEvent =
+  | (At & { readonly kind: 'data'; readonly stream: StreamName; readonly bytes: Uint8Array; readonly first: boolean })
+  | (At & { readonly kind: 'winch'; readonly cols: number; readonly rows: number })
+  | (At & { readonly kind: 'signal'; readonly signal: string })
+  | (At & { readonly kind: 'marker'; readonly label: string })
+  | (At & { readonly kind: 'exit'; readonly status: string });
+
+export interface ScanResult {
+  /** Total data bytes. */
+  bytes: number;
+  /** Records read (pass as maxRecords so a live session reads the same records twice). */
+  records: number;
+}
+
+export interface EventOptions {
+  /**
+   * Only data in [from, to) is read and yielded (cut to that range); other data is skipped
+   * without being read where the file allows it. Non-data events are always yielded, and
+   * iteration ends once the position passes `to`.
+   */
+  from?: number;
+  to?: number;
+  /** Stop after this many records. */
+  maxRecords?: number;
+  signal?: AbortSignal;
+}
+
+export interface IologSession {
+  readonly path: string;
+  readonly format: 'sudo' | 'asciicast';
+  /** Every key of log.json / log / the asciicast header. */
+  variables(): Promise<Variables>;
+  info(): Promise<SessionInfo>;
+  /** sudo: the timing file has no write bits left. asciicast: always true. */
+  complete(): Promise<boolean>;
+  /** A pass over the timing only: total data bytes. */
+  scan(signal?: AbortSignal): Promise<ScanResult>;
+  events(opts?: EventOptions): AsyncGenerator<SessionEvent>;
+  /** Problems met while reading (bad timing line, short stream file), each starting with its code. */
+  readonly warnings: string[];
+}
+
+/** Unix milliseconds of an event offset. */
+export function eventUnixMs(info: SessionInfo, sec: number, nsec: number): number {
+  return (info.startSec + sec) * 1000 + Math.floor((info.startNsec + nsec) / 1_000_000);
+}
+
+/** Milliseconds since the start of an event offset. */
+export function offsetMs(sec: number, nsec: number): number {
+  return sec * 1000 + Math.floor(nsec / 1_000_000);
+}
+
+export function checkAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) {
+    const err = new Error('the request was cancelled');
+    err.name = 'AbortError';
+    throw err;
+  }
+}

@@ -1,0 +1,162 @@
+// A sudo I/O log session directory: `timing` drives the replay, each I/O record takes its
+// byte count from its stream file's cursor (missing or 0-byte files are empty streams). A
+// timing line that cannot be parsed ends the readable part, as in sudoreplay; the last line
+// without `\n` is held back (still being written).
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ERRORS } from '../errors.js';
+import { decodedChunks } from './decoded-file.js';
+import { MAX_PIECE, TIMING_LINE_MAX } from './limits.js';
+import { readSudoVariables, sudoInfo, type SessionInfo, type Variables } from './log-info.js';
+import { checkAborted, type EventOptions, type IologSession, type ScanResult, type SessionEvent } from './session.js';
+import { StreamCursor } from './stream-cursor.js';
+import { LineSplitter } from './line-splitter.js';
+import { STREAM_NAMES, TimingParser, type StreamName, type TimingRecord } from './timing.js';
+
+export class SudoSession implements IologSession {
+  readonly format = 'sudo' as const;
+  readonly warnings: string[] = [];
+  private vars: Promise<Variables> | null = null;
+  private warned = new Set<string>();
+
+  constructor(readonly path: string) {}
+
+  private warn(key: string, text: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.warnings.push(text);
+  }
+
+  variables(): Promise<Variables> {
+    this.vars ??= readSudoVariables(this.path).then((l) => l.variables);
+    return this.vars;
+  }
+
+  async info(): Promise<SessionInfo> {
+    return sudoInfo(await this.variables());
+  }
+
+  async complete(): Promise<boolean> {
+    try {
+      const st = await lstat(join(this.path, 'timing'));
+      return (st.mode & 0o222) === 0;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The timing records in order; stops at the first invalid line (with a warning). */
+  private async *records(signal: AbortSignal | undefined, maxRecords = Infinity): AsyncGenerator<TimingRecord> {
+    const file = join(this.path, 'timing');
+    const decoded = await decodedChunks(file, (msg) => this.warn('timing-gzip', `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${msg}`));
+    if (!decoded) return;
+    const parser = new TimingParser();
+    const splitter = new LineSplitter(TIMING_LINE_MAX, 'latin1');
+    let lineNo = 0;
+    let count = 0;
+    let stop = false;
+    const batch: TimingRecord[] = [];
+    const it = decoded.chunks[Symbol.asyncIterator]();
+    try {
+      while (!stop) {
+        checkAborted(signal);
+        const r = await it.next();
+        if (r.done) break;
+        batch.length = 0;
+        splitter.push(r.value, (line) => {
+          lineNo++;
+          const rec = line === null ? null : parser.parse(line);
+          if (!rec) {
+            const shown = line === null ? '(longer than 2048 bytes)' : JSON.stringify(line.slice(0, 80));
+            this.warn('timing', `${ERRORS.IOLOG_BAD_TIMING.code} ${file}: line ${lineNo} is not a valid timing record: ${shown}; the session is read up to it`);
+            stop = true;
+            return false;
+          }
+          if (count >= maxRecords) {
+            stop = true;
+            return false;
+          }
+          count++;
+          batch.push(rec);
+          return true;
+        });
+        for (const rec of batch) yield rec;
+      }
+    } finally {
+      await it.return?.();
+    }
+  }
+
+  async scan(signal?: AbortSignal): Promise<ScanResult> {
+    let bytes = 0;
+    let records = 0;
+    for await (const rec of this.records(signal)) {
+      records++;
+      if (rec.type === 'io') bytes += rec.nbytes;
+    }
+    return { bytes, records };
+  }
+
+  async *events(opts: EventOptions = {}): AsyncGenerator<SessionEvent> {
+    const from = opts.from ?? 0;
+    const to = opts.to ?? Infinity;
+    const cursors = new Map<StreamName, StreamCursor>();
+    const cursor = (s: StreamName) => {
+      let c = cursors.get(s);
+      if (!c) {
+        c = new StreamCursor(join(this.path, s));
+        cursors.set(s, c);
+      }
+      return c;
+    };
+    let sec = 0;
+    let nsec = 0;
+    let pos = 0;
+    try {
+      for await (const rec of this.records(opts.signal, opts.maxRecords)) {
+        sec += rec.sec;
+        nsec += rec.nsec;
+        if (nsec >= 1_000_000_000) {
+          sec += Math.floor(nsec / 1_000_000_000);
+          nsec %= 1_000_000_000;
+        }
+        if (pos > to) return;
+        if (rec.type === 'winch') {
+          yield { kind: 'winch', sec, nsec, pos, cols: rec.cols, rows: rec.rows };
+          continue;
+        }
+        if (rec.type === 'signal') {
+          yield { kind: 'signal', sec, nsec, pos, signal: rec.signal };
+          continue;
+        }
+        const start = pos;
+        const end = pos + rec.nbytes;
+        pos = end;
+        if (rec.nbytes === 0) continue;
+        const c = cursor(rec.stream);
+        const lo = Math.max(start, from);
+        const hi = Math.min(end, to);
+        if (lo >= hi) {
+          c.skip(rec.nbytes);
+          continue;
+        }
+        c.skip(lo - start);
+        let p = lo;
+        for await (const bytes of c.take(hi - lo, MAX_PIECE)) {
+          yield { kind: 'data', sec, nsec, pos: p, stream: rec.stream, bytes, first: p === lo };
+          p += bytes.length;
+        }
+        if (p < hi) {
+          const why = c.damage ? `its gzip data is damaged (${c.damage})` : 'it is shorter than the timing file says (premature EOF)';
+          this.warn(`short-${rec.stream}`, `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${join(this.path, rec.stream)}: ${why}`);
+        }
+        c.skip(end - p);
+      }
+    } finally {
+      await Promise.all([...cursors.values()].map((c) => c.close()));
+    }
+  }
+}
+
+/** The stream names a sudo session may hold, for callers listing files. */
+export const SUDO_FILES: readonly string[] = ['timing', 'log', 'log.json', 'uuid', ...STREAM_NAMES];

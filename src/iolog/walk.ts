@@ -1,0 +1,137 @@
+// Finding sessions under the I/O log roots. A directory holding a regular `timing` plus
+// `log.json` or `log` is a sudo session (not descended into); a regular `*.cast` file is an
+// asciicast session. Symlinks are never followed, so a walk cannot leave its root. Entries
+// are visited in byte order of their names (as sudoreplay -l does), so results are stable.
+import { realpathSync } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { minimatch } from 'minimatch';
+import { evioError } from '../errors.js';
+import { GLOB_MAX_LENGTH } from './limits.js';
+import { isCastName, isSystemPath, readDirents, resolveIologPath, type SessionKind } from './locate.js';
+import { checkAborted } from './session.js';
+
+export interface FoundSession {
+  kind: SessionKind;
+  /** Real absolute path. */
+  path: string;
+  /** The root it was found under (real path). */
+  root: string;
+}
+
+const MAX_DEPTH = 64;
+
+function byName(a: { name: string }, b: { name: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/** Real paths of the configured roots that exist and are not system directories. */
+export function realRoots(roots: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const r of roots) {
+    try {
+      const real = realpathSync(r);
+      if (!isSystemPath(real) && !out.includes(real)) out.push(real);
+    } catch {
+      // a root that does not exist yet holds no sessions
+    }
+  }
+  return out;
+}
+
+/** Sessions at or under `dir`, depth first in name order. */
+export async function* walkSessions(dir: string, root: string, signal?: AbortSignal, depth = 0): AsyncGenerator<FoundSession> {
+  checkAborted(signal);
+  const entries = await readDirents(dir);
+  const files = new Set(entries.filter((e) => e.isFile()).map((e) => e.name));
+  if (files.has('timing') && (files.has('log.json') || files.has('log'))) {
+    yield { kind: 'sudo', path: dir, root };
+    return;
+  }
+  if (depth >= MAX_DEPTH) return;
+  entries.sort(byName);
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) yield* walkSessions(p, root, signal, depth + 1);
+    else if (e.isFile() && isCastName(e.name)) yield { kind: 'asciicast', path: p, root };
+  }
+}
+
+/** Every session under every root. */
+export async function* allSessions(roots: readonly string[], signal?: AbortSignal): AsyncGenerator<FoundSession> {
+  for (const root of realRoots(roots)) yield* walkSessions(root, root, signal);
+}
+
+const MAGIC = /[*?[\]{}()!+@]/;
+
+/** Refuses globs that are empty, too long, climb with `..` or could expand without bound. */
+export function checkGlob(pattern: string, what = 'file'): void {
+  if (pattern === '') throw evioError('IOLOG_BAD_GLOB', `${what} is empty`);
+  if (pattern.length > GLOB_MAX_LENGTH) throw evioError('IOLOG_BAD_GLOB', `${what} is ${pattern.length} characters long; the limit is ${GLOB_MAX_LENGTH}`);
+  if (pattern.includes('\u0000')) throw evioError('IOLOG_BAD_GLOB', `${what} contains a NUL character`);
+  if (pattern.split('/').includes('..')) throw evioError('IOLOG_BAD_GLOB', `${what} "${pattern.slice(0, 100)}" contains a .. segment`);
+  const braces = (pattern.match(/\{/g) ?? []).length;
+  const commas = (pattern.match(/,/g) ?? []).length;
+  if (braces > 3 || commas > 64 || /\{[^}]*\.\.[^}]*\}/.test(pattern)) {
+    throw evioError('IOLOG_BAD_GLOB', `${what} has too many brace alternatives (at most 3 groups, 64 commas, no {a..b} ranges)`);
+  }
+}
+
+export interface GlobMatcher {
+  /** Directories to walk, each with its root. */
+  bases: Array<{ dir: string; root: string }>;
+  test(s: FoundSession): boolean;
+}
+
+/**
+ * A glob over the roots: an absolute glob is matched against real absolute paths, a relative
+ * one against the path relative to each root. Walking starts at the glob's literal prefix.
+ */
+export function globOverRoots(roots: readonly string[], pattern: string): GlobMatcher {
+  checkGlob(pattern);
+  const rr = realRoots(roots);
+  const opts = { dot: true, nocomment: true, nonegate: true };
+  const segs = pattern.split('/');
+  const literal: string[] = [];
+  for (const s of segs.slice(0, -1)) {
+    if (MAGIC.test(s) || s.includes('\\')) break;
+    literal.push(s);
+  }
+  const bases: Array<{ dir: string; root: string }> = [];
+  if (isAbsolute(pattern)) {
+    const prefix = literal.join('/') || '/';
+    for (const root of rr) {
+      if (prefix === root || prefix.startsWith(root + sep)) {
+        const real = resolveIologPathOrNull([root], prefix);
+        if (real) bases.push({ dir: real, root });
+      } else if (root.startsWith(prefix.endsWith(sep) ? prefix : prefix + sep)) bases.push({ dir: root, root });
+    }
+    return { bases, test: (s) => minimatch(s.path, pattern, opts) };
+  }
+  for (const root of rr) {
+    const dir = literal.length ? join(root, ...literal) : root;
+    const real = resolveIologPathOrNull([root], dir);
+    if (real) bases.push({ dir: real, root });
+  }
+  return { bases, test: (s) => minimatch(relative(s.root, s.path), pattern, opts) };
+}
+
+function resolveIologPathOrNull(roots: readonly string[], p: string): string | null {
+  try {
+    return resolveIologPath(roots, p, 'file');
+  } catch {
+    return null;
+  }
+}
+
+/** Sessions the glob names, in walk order. */
+export async function* sessionsMatching(roots: readonly string[], pattern: string, signal?: AbortSignal): AsyncGenerator<FoundSession> {
+  const g = globOverRoots(roots, pattern);
+  const seen = new Set<string>();
+  for (const b of g.bases) {
+    for await (const s of walkSessions(b.dir, b.root, signal)) {
+      if (seen.has(s.path) || !g.test(s)) continue;
+      seen.add(s.path);
+      yield s;
+    }
+  }
+}

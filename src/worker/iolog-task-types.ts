@@ -1,0 +1,22 @@
+// The inputs and outputs of the I/O-log worker tasks: plain data only (structured clone).
+import type { ChunkResult } from '../iolog/chunk.js';
+import type { CachedRecord } from '../iolog/index-db.js';
+import type { IndexStats } from '../iolog/index-update.js';
+import type { DirListing } from '../iolog/listing.js';
+import type { Variables } from '../iolog/log-info.js';
+import type { ListQuery } from '../iolog/list-query.js';
+import type { SessionKind } from '../iolog/locate.js';
+import type { SessionSearchResult } from '../iolog/search.js';
+import type { StreamName } from '../iolog/timing.js';
+
+export interface IologTasks {
+  chunk: { in: { roots: string[]; file: string; start: number; len: number }; out: ChunkResult };
+  variables: { in: { roots: string[]; file: string }; out: { file: string; variables: Variables } };
+  listDir: { in: { roots: string[]; path: string; filter?: string }; out: DirListing };
+  expandGlob: { in: { roots: string[]; pattern: string; max: number }; out: { sessions: Array<{ kind: SessionKind; path: string }>; more: boolean } };
+  searchSession: { in: { kind: SessionKind; path: string; streams: StreamName[]; regex: string; detail: boolean }; out: SessionSearchResult };
+  indexUpdate: { in: { roots: string[]; indexFile: string; rebuild: boolean }; out: IndexStats };
+  listQuery: { in: { indexFile: string; query: ListQuery }; out: CachedRecord[] };
+}
+
+export type IologTaskName = keyof IologTasks;

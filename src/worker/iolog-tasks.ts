@@ -1,0 +1,54 @@
+// The worker entry of the I/O-log pool (piscina loads dist/worker/iolog-tasks.js and calls the
+// export named by the task). Each task resolves its paths again inside the roots, does the
+// heavy work (decoding, text extraction, regex, SQLite) and answers an Outcome.
+import { isEvioError, toEvioError } from '../errors.js';
+import { buildChunk } from '../iolog/chunk.js';
+import { updateIndex } from '../iolog/index-update.js';
+import { queryIndex } from '../iolog/list-query.js';
+import { listDirectory } from '../iolog/listing.js';
+import { openSession, openSessionOfKind } from '../iolog/locate.js';
+import { searchSession as searchOne } from '../iolog/search.js';
+import { textExtractorFactory } from '../iolog/text-factory.js';
+import { sessionsMatching } from '../iolog/walk.js';
+import type { IologTasks } from './iolog-task-types.js';
+import { capture, type Outcome } from './outcome.js';
+
+type Task<K extends keyof IologTasks> = (input: IologTasks[K]['in']) => Promise<Outcome<IologTasks[K]['out']>>;
+
+export const chunk: Task<'chunk'> = (t) =>
+  capture(async () => buildChunk(await openSession(t.roots, t.file), t.start, t.len));
+
+export const variables: Task<'variables'> = (t) =>
+  capture(async () => {
+    const s = await openSession(t.roots, t.file);
+    return { file: s.path, variables: await s.variables() };
+  });
+
+export const listDir: Task<'listDir'> = (t) => capture(() => listDirectory(t.roots, t.path, t.filter));
+
+export const expandGlob: Task<'expandGlob'> = (t) =>
+  capture(async () => {
+    const sessions: Array<{ kind: 'sudo' | 'asciicast'; path: string }> = [];
+    for await (const s of sessionsMatching(t.roots, t.pattern)) {
+      if (sessions.length >= t.max) return { sessions, more: true };
+      sessions.push({ kind: s.kind, path: s.path });
+    }
+    return { sessions, more: false };
+  });
+
+// A session that cannot be read does not fail a search over many: it becomes a warning. A
+// regex past its budget does fail it (every other session would run into the same).
+export const searchSession: Task<'searchSession'> = (t) =>
+  capture(async () => {
+    const extractor = await textExtractorFactory();
+    try {
+      return await searchOne(openSessionOfKind(t.kind, t.path), { streams: t.streams, regex: t.regex }, { detail: t.detail, extractor });
+    } catch (err) {
+      if (isEvioError(err, 'IOLOG_REGEX_TIMEOUT') || isEvioError(err, 'IOLOG_BAD_QUERY')) throw err;
+      return { path: t.path, matched: false, matches: [], warnings: [toEvioError(err).message] };
+    }
+  });
+
+export const indexUpdate: Task<'indexUpdate'> = (t) => capture(() => updateIndex(t.roots, t.indexFile, { rebuild: t.rebuild }));
+
+export const listQuery: Task<'listQuery'> = (t) => capture(async () => queryIndex(t.indexFile, t.query));

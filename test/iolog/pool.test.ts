@@ -1,0 +1,45 @@
+// The worker pool: aborting a running task terminates its thread at once, and the pool
+// goes on serving.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../../src/engine.js';
+import { iologPool } from '../../src/worker/pool.js';
+import { packageRoot, workerEntry } from '../../src/worker/package-root.js';
+import { makeEngine, removeDir, tempDir } from './helpers.js';
+
+let root: string;
+let engine: Engine;
+beforeAll(() => {
+  root = tempDir();
+  const dir = join(root, 's');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'log'), '1795315409:root:nobody::/dev/pts/0:24:80\n/tmp\n/bin/x\n');
+  const line = `${'a'.repeat(60)}!\r\n`;
+  writeFileSync(join(dir, 'timing'), `4 0.1 ${line.length}\n`);
+  writeFileSync(join(dir, 'ttyout'), line);
+  engine = makeEngine([root], { workers: 1 });
+});
+afterAll(async () => {
+  await engine.close();
+  removeDir(root);
+});
+
+describe('worker pool', () => {
+  it('loads dist/worker from the package root, sized by the workers setting', async () => {
+    expect(workerEntry('iolog-tasks')).toBe(join(packageRoot(), 'dist', 'worker', 'iolog-tasks.js'));
+    expect((await iologPool(engine)).size).toBe(1);
+  });
+
+  it('an abort stops a running task well before its regex budget, and the pool recovers', async () => {
+    const pool = await iologPool(engine);
+    const ac = new AbortController();
+    const t0 = Date.now();
+    const p = pool.run('searchSession', { kind: 'sudo', path: join(root, 's'), streams: ['ttyout'], regex: '^(a+)+$', detail: false }, ac.signal);
+    setTimeout(() => ac.abort(), 150);
+    await expect(p).rejects.toMatchObject({ code: 1006 });
+    expect(Date.now() - t0).toBeLessThan(900);
+    const ok = await pool.run('searchSession', { kind: 'sudo', path: join(root, 's'), streams: ['ttyout'], regex: 'a!$', detail: true }, undefined);
+    expect(ok).toMatchObject({ matched: true, matches: [{ stream: 'ttyout', time: 100, line: `${'a'.repeat(60)}!` }] });
+  });
+});
