@@ -1,0 +1,101 @@
+// `evio serve`: the REST service. With no settings file it runs on the data folder at
+// 127.0.0.1:24351, creating the folder, the I/O log root and a keystore with one app on first
+// start, and prints a signed example call. Stops cleanly on SIGINT/SIGTERM.
+import { prepareDataFolder } from '../http/first-start.js';
+import { readKeystore } from '../http/keystore.js';
+import { signedUrl } from '../http/rest-client.js';
+import { startServer } from '../http/server.js';
+import { checkListenPolicy } from '../http/transport.js';
+import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
+import type { CliCommand, CliIo } from './io.js';
+
+const HELP = `Usage: evio serve [--host HOST] [--port PORT] [--allow-insecure]
+
+Runs the REST service (docs/service.md). Settings come from --config/EVIO_CONFIG; with none, the
+data folder ($EVIO_HOME, else ./evio-data) is used on 127.0.0.1:24351. On first start a keystore
+with an app "admin" is created and a signed example call is printed.
+
+  --host HOST        listen address (default: the settings' host, 127.0.0.1)
+  --port PORT        listen port (default: the settings' port, 24351; 0 = any free port)
+  --allow-insecure   allow plain HTTP on an address that is not loopback
+
+Example:
+  EVIO_HOME=/tmp/evio evio serve --port 24351`;
+
+const EXAMPLE_PATH = '/REST/v2.0/events/destinations';
+
+function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:=@-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The example calls: `evio rest` first (it signs when run), then curl with a signature made now. */
+export function exampleCalls(opts: { url: string; appid: string; key: string; keystore: string; showKey: boolean; skewSeconds: number; prefix: string }): string {
+  // A wildcard listen address is reached through loopback.
+  const url = opts.url.replace('://0.0.0.0:', '://127.0.0.1:').replace('://[::]:', '://[::1]:');
+  const path = `${opts.prefix}${EXAMPLE_PATH}`;
+  const insecure = url.startsWith('https:') ? ' --insecure' : '';
+  const keyArg = opts.showKey ? `--key ${opts.key}` : `--keystore ${shellQuote(opts.keystore)}`;
+  const signed = signedUrl({ url, appid: opts.appid, key: opts.key, method: 'GET', path });
+  return [
+    'Try it (evio rest signs the call when it runs):',
+    `  evio rest --url ${url} --appid ${opts.appid} ${keyArg}${insecure} GET ${path}`,
+    '',
+    `Or with curl: this signature was made now, expires after ${opts.skewSeconds} s and works once (replays are refused):`,
+    `  curl${insecure ? ' -k' : ''} ${shellQuote(signed.href)}`,
+    '',
+  ].join('\n');
+}
+
+function firstApp(keystore: string): { appid: string; key: string } | null {
+  const apps = readKeystore(keystore).apps;
+  const id = 'admin' in apps ? 'admin' : Object.keys(apps).sort()[0];
+  return id ? { appid: id, key: apps[id]!.key } : null;
+}
+
+function stopped(io: CliIo): Promise<void> {
+  return new Promise((resolve) => {
+    if (io.signal.aborted) resolve();
+    else io.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+export const serveCommand: CliCommand = {
+  name: 'serve',
+  summary: 'run the REST service (HTTPS, signed calls, OpenAPI at /docs)',
+  async run(argv, io) {
+    if (wantsHelp(argv, HELP, io.out)) return 0;
+    const f = parseFlags(argv, ['allow-insecure']);
+    const engine = io.engine();
+    const s = engine.settings;
+    const host = strFlag(f, 'host') ?? s.host;
+    const port = intFlag(f, 'port', s.port);
+    const allowInsecure = f.bools.has('allow-insecure') || s.allowInsecure;
+    // Refuse an insecure address before creating anything (a new key would go unseen).
+    await checkListenPolicy(host, s.tls, allowInsecure);
+    const first = prepareDataFolder(s);
+    for (const w of first.warnings) io.err.write(`evio serve: warning: ${w}\n`);
+    const log = (line: string) => io.err.write(`${new Date().toISOString()} ${line}\n`);
+    let server;
+    try {
+      server = await startServer(engine, { host, port, allowInsecure, log });
+    } catch (err) {
+      if (first.created) io.err.write(`evio serve: the keystore ${s.keystore} was created with app "${first.created.appid}"; evio keys list --show-key shows its key\n`);
+      throw err;
+    }
+    io.out.write(`evio serving ${server.url} (data folder ${s.home}, keystore ${s.keystore})\n`);
+    io.out.write(`OpenAPI: ${server.url}/openapi.json   Swagger UI: ${server.url}/docs\n\n`);
+    if (first.created) {
+      io.out.write(`First start: created app "${first.created.appid}" in ${s.keystore}. Its key, shown once (evio keys list --show-key shows it again):\n  ${first.created.key}\n\n`);
+    }
+    const app = first.created ?? firstApp(s.keystore);
+    if (app) {
+      io.out.write(exampleCalls({ url: server.url, ...app, keystore: s.keystore, showKey: first.created !== null, skewSeconds: s.authSkewSeconds, prefix: s.prefix }));
+    } else {
+      io.out.write(`The keystore has no apps: add one with evio keys add APPID\n`);
+    }
+    await stopped(io);
+    io.err.write('evio serve: stopping\n');
+    await server.close();
+    return 0;
+  },
+};

@@ -1,0 +1,151 @@
+// Authentication and authorization of REST calls (DESIGN §5, docs/auth.md). Every call carries
+// appid, timestamp and hmac; a failure of any kind answers the same 8119 text naming only the
+// appid and the caller address, so a caller learns nothing about which part was wrong (the
+// reason goes to the server's log). Authorization (routes, read-only) is checked after the
+// caller has proved its key, so it may say what is refused (1605).
+import { timingSafeEqual } from 'node:crypto';
+import { lstatSync } from 'node:fs';
+import { evioError } from '../errors.js';
+import { APPID_RE, DEFAULT_RATE_LIMIT, readKeystore, routeAllowed, type AppEntry, type Keystore } from './keystore.js';
+import { ReplayCache } from './replay-cache.js';
+import { canonicalString, hmacSha256Hex, sha256Hex, signMd5Legacy } from './signing.js';
+import type { Route } from './types.js';
+
+export interface AuthInput {
+  method: string;
+  /** The path as sent (prefix included, no query string). */
+  rawPath: string;
+  query: URLSearchParams;
+  body: Uint8Array | undefined;
+  remote: string;
+}
+
+export interface AuthenticatedApp {
+  appid: string;
+  app: AppEntry;
+  /** Calls per minute (0 = unlimited). */
+  rateLimit: number;
+}
+
+export interface AuthenticatorOptions {
+  keystorePath: string;
+  skewSeconds: number;
+  /** Unix seconds; tests move the clock. */
+  now?: () => number;
+  /** Server-side reasons of refusals (never sent to the caller). */
+  log?: (line: string) => void;
+  replayCacheSize?: number;
+}
+
+// Used when the appid is unknown, so that the answer takes as long as for a known one.
+const DUMMY_KEY = '0'.repeat(64);
+
+function single(q: URLSearchParams, name: string): string | null {
+  const all = q.getAll(name);
+  return all.length === 1 ? all[0]! : null;
+}
+
+function hexEqual(expectedHex: string, givenHex: string): boolean {
+  if (givenHex.length !== expectedHex.length || !/^[0-9a-fA-F]+$/.test(givenHex)) return false;
+  return timingSafeEqual(Buffer.from(expectedHex, 'hex'), Buffer.from(givenHex, 'hex'));
+}
+
+interface FileId {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+export class Authenticator {
+  private readonly opts: AuthenticatorOptions;
+  private readonly replays: ReplayCache;
+  private keystore: Keystore | null = null;
+  private loadError: string | null = null;
+  private fileId: FileId | null = null;
+
+  constructor(opts: AuthenticatorOptions) {
+    this.opts = opts;
+    this.replays = new ReplayCache(opts.replayCacheSize);
+  }
+
+  private now(): number {
+    return this.opts.now ? this.opts.now() : Math.floor(Date.now() / 1000);
+  }
+
+  /** Reads the keystore; throws KEYSTORE_INSECURE / KEYSTORE_INVALID (the server refuses to start). */
+  load(): Keystore {
+    const path = this.opts.keystorePath;
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    this.keystore = readKeystore(path);
+    this.loadError = null;
+    this.fileId = st ? { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs } : null;
+    return this.keystore;
+  }
+
+  /** The keystore as it is now on disk: `evio keys` changes apply without a restart. */
+  current(): Keystore | null {
+    const st = lstatSync(this.opts.keystorePath, { throwIfNoEntry: false });
+    const id = st ? { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs } : null;
+    const same = id && this.fileId && id.ino === this.fileId.ino && id.size === this.fileId.size && id.mtimeMs === this.fileId.mtimeMs && id.ctimeMs === this.fileId.ctimeMs;
+    if (!same) {
+      try {
+        this.load();
+      } catch (err) {
+        // An unreadable or exposed keystore refuses every call (8119), until it is fixed.
+        this.keystore = null;
+        this.fileId = id;
+        this.loadError = (err as Error).message;
+      }
+    }
+    return this.keystore;
+  }
+
+  /** Checks appid, timestamp and hmac; throws AUTH_FAILED (8119) with one text for every reason. */
+  authenticate(input: AuthInput): AuthenticatedApp {
+    const appidRaw = input.query.getAll('appid');
+    const shownAppid = appidRaw.length === 0 ? '(none)' : appidRaw.length === 1 && APPID_RE.test(appidRaw[0]!) ? appidRaw[0]! : '(invalid)';
+    const refuse = (reason: string): never => {
+      this.opts.log?.(`auth refused: appid ${shownAppid} from ${input.remote}: ${reason}`);
+      throw evioError('AUTH_FAILED', `invalid authentication for appid ${shownAppid} from ${input.remote}`);
+    };
+    const ks = this.current();
+    const appid = single(input.query, 'appid');
+    const timestamp = single(input.query, 'timestamp');
+    const hmac = single(input.query, 'hmac');
+    const app = appid !== null ? ks?.apps[appid] : undefined;
+    const key = app?.key ?? DUMMY_KEY;
+    const scheme = app?.scheme ?? 'hmac-sha256';
+
+    // Compute before deciding, so unknown apps and bad fields cost the same time as good ones.
+    const canonical = canonicalString({ method: input.method, path: input.rawPath, query: input.query, body: input.body });
+    const expectSha = hmacSha256Hex(key, canonical);
+    const okSha = hmac !== null && hexEqual(expectSha, hmac);
+    const okMd5 = scheme === 'hmac-md5-legacy' && hmac !== null && hexEqual(signMd5Legacy(key, appid ?? '', timestamp ?? ''), hmac);
+
+    if (!ks) return refuse(`keystore unusable: ${this.loadError ?? 'not loaded'}`);
+    if (appid === null || timestamp === null || hmac === null) return refuse('appid, timestamp and hmac must each be given once');
+    if (!app) return refuse('unknown appid');
+    if (!/^\d{1,12}$/.test(timestamp)) return refuse('timestamp is not Unix seconds');
+    const now = this.now();
+    const ts = Number(timestamp);
+    const skew = this.opts.skewSeconds;
+    if (Math.abs(now - ts) > skew) return refuse(`timestamp ${ts} is ${now - ts} s from the server's clock (allowed ${skew} s)`);
+    if (!okSha && !okMd5) return refuse('signature does not match');
+    // The legacy signature does not cover the request, so its replay key includes the request:
+    // the same old client may make two different calls within one second.
+    const replayKey = okSha ? `s:${hmac}` : `m:${hmac}:${sha256Hex(canonical)}`;
+    if (!this.replays.remember(replayKey, ts + skew, now)) return refuse('signature already used');
+    return { appid, app, rateLimit: app.rateLimit ?? DEFAULT_RATE_LIMIT };
+  }
+
+  /** Whether the authenticated app may call `route`; throws HTTP_ROUTE_FORBIDDEN. */
+  authorize(who: AuthenticatedApp, route: Route): void {
+    if (who.app.readOnly && route.writes) {
+      throw evioError('HTTP_ROUTE_FORBIDDEN', `appid ${who.appid} is read-only and may not call ${route.method} ${route.path}`);
+    }
+    if (who.app.routes && !routeAllowed(who.app.routes, route.method, route.path)) {
+      throw evioError('HTTP_ROUTE_FORBIDDEN', `appid ${who.appid} may not call ${route.method} ${route.path}`);
+    }
+  }
+}

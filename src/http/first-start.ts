@@ -1,0 +1,31 @@
+// The embedded default: on a fresh machine `evio serve` needs no setup. The data folder, the
+// I/O log roots and the keystore are created when missing; a new keystore gets one app with a
+// random key, which is shown once.
+import { existsSync, mkdirSync } from 'node:fs';
+import type { Settings } from '../settings.js';
+import { newKey, writeKeystore } from './keystore.js';
+
+export const FIRST_APPID = 'admin';
+
+export interface FirstStart {
+  /** The app created with a new keystore (its key is shown once), or null. */
+  created: { appid: string; key: string } | null;
+  /** Folders that could not be created (reported, not fatal: a root may be mounted later). */
+  warnings: string[];
+}
+
+export function prepareDataFolder(settings: Settings, now = new Date()): FirstStart {
+  const warnings: string[] = [];
+  mkdirSync(settings.home, { recursive: true });
+  for (const dir of settings.iologdirs) {
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (err) {
+      warnings.push(`cannot create the I/O log root ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  }
+  if (existsSync(settings.keystore)) return { created: null, warnings };
+  const key = newKey();
+  writeKeystore(settings.keystore, { apps: { [FIRST_APPID]: { key, scheme: 'hmac-sha256', created: now.toISOString() } } });
+  return { created: { appid: FIRST_APPID, key }, warnings };
+}

@@ -1,0 +1,270 @@
+// The fastify app: mounts the framework-free handlers of the route table under every version
+// path and the optional prefix. fastify does transport only (TLS, body parsing, streaming);
+// before a handler runs, the call is authenticated, rate-limited and authorized. Every answer,
+// fastify's own refusals included, is a JSON object with `status` (and `error` on failure) and
+// the HTTP status of the registry.
+import type { Socket } from 'node:net';
+import fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Engine } from '../engine.js';
+import { evioError, toEvioError, type EvioError } from '../errors.js';
+import { Authenticator } from './auth.js';
+import { errorResponse, matchRoute } from './dispatch.js';
+import { openApiDocument, versionedPaths } from './openapi.js';
+import { RateLimiter } from './rate-limit.js';
+import { allRoutes } from './routes.js';
+import { AUTH_PARAMS } from './signing.js';
+import { iterableBody } from './stream-body.js';
+import { checkListenPolicy, loadTls } from './transport.js';
+import type { ApiResponse, QueryParams, Route } from './types.js';
+
+export const BODY_LIMIT = 1024 * 1024;
+/** Bounds on the query string, checked before any work (the handlers bound values further). */
+export const MAX_PARAMS = 64;
+export const MAX_PARAM_NAME = 64;
+export const MAX_PARAM_VALUE = 8192;
+const EVIO_VERSION = '0.1.0';
+
+export interface ServerOptions {
+  /** Default: allRoutes(). */
+  routes?: readonly Route[];
+  /** Server-side log lines (auth refusals, internal errors). */
+  log?: (line: string) => void;
+  /** Unix seconds, for the timestamp check (tests). */
+  now?: () => number;
+  bodyLimit?: number;
+}
+
+/** Raw body bytes per request: the signature covers them exactly as sent. */
+const rawBodies = new WeakMap<object, Buffer>();
+
+function queryToParams(search: URLSearchParams): QueryParams {
+  const q: QueryParams = {};
+  for (const [k, v] of search) {
+    if ((AUTH_PARAMS as readonly string[]).includes(k)) continue;
+    const prev = q[k];
+    q[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return q;
+}
+
+function checkQueryBounds(search: URLSearchParams): void {
+  let n = 0;
+  for (const [k, v] of search) {
+    if (++n > MAX_PARAMS) throw evioError('HTTP_BAD_REQUEST', `more than ${MAX_PARAMS} query parameters`);
+    if (k.length > MAX_PARAM_NAME) throw evioError('BAD_PARAMETER_ENCODING', `a parameter name is longer than ${MAX_PARAM_NAME} characters`);
+    if (v.length > MAX_PARAM_VALUE) throw evioError('BAD_PARAMETER_ENCODING', `parameter "${k}" is longer than ${MAX_PARAM_VALUE} characters`);
+    if (k.includes('\u0000') || v.includes('\u0000')) throw evioError('BAD_PARAMETER_ENCODING', `parameter "${k}" contains a NUL byte`);
+  }
+}
+
+/** RFC 6266: a plain ASCII fallback plus the exact UTF-8 name. */
+function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+function sendResponse(reply: FastifyReply, res: ApiResponse): FastifyReply {
+  reply.code(res.http);
+  switch (res.kind) {
+    case 'json':
+      return reply.type('application/json; charset=utf-8').send(res.body);
+    case 'json-stream':
+      return reply.type('application/json; charset=utf-8').send(iterableBody(res.chunks));
+    case 'file':
+      reply.type(res.contentType).header('content-disposition', contentDisposition(res.filename));
+      if (res.size !== undefined) reply.header('content-length', res.size);
+      return reply.send(res.stream);
+  }
+}
+
+/** fastify's own refusals as registry codes. */
+function frameworkError(err: FastifyError | Error): EvioError {
+  const code = (err as FastifyError).code;
+  switch (code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return evioError('HTTP_BODY_TOO_LARGE', `the request body is larger than ${BODY_LIMIT} bytes`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return evioError('HTTP_UNSUPPORTED_MEDIA_TYPE', 'the request body must be application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return evioError('HTTP_BAD_BODY', `the request body is not valid JSON: ${err.message}`);
+    case 'FST_ERR_BAD_URL':
+      return evioError('HTTP_BAD_REQUEST', 'the URL is not validly percent-encoded');
+  }
+  const status = (err as FastifyError).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) return evioError('HTTP_BAD_REQUEST', err.message);
+  return toEvioError(err);
+}
+
+/** Refusals of the HTTP parser itself (before fastify sees a request): still our JSON shape. */
+function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || (err.code === 'ECONNRESET')) {
+    socket.destroy();
+    return;
+  }
+  const e = err.code === 'HPE_HEADER_OVERFLOW'
+    ? evioError('HTTP_HEADERS_TOO_LARGE', 'the request line or headers are too large')
+    : evioError('HTTP_BAD_REQUEST', 'the HTTP request is malformed');
+  const body = JSON.stringify(e.toBody());
+  socket.end(`HTTP/1.1 ${e.http} ${e.http === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+
+export interface BuiltServer {
+  app: FastifyInstance;
+  auth: Authenticator;
+}
+
+/**
+ * Builds the app (not yet listening). Reads the keystore first and refuses to start when it is
+ * missing, invalid or readable by others (KEYSTORE_INVALID / KEYSTORE_INSECURE), and reads the
+ * TLS files when configured (TLS_UNREADABLE).
+ */
+export async function buildServer(engine: Engine, opts: ServerOptions = {}): Promise<BuiltServer> {
+  const settings = engine.settings;
+  const routes = opts.routes ?? allRoutes();
+  const log = opts.log ?? (() => {});
+  const auth = new Authenticator({ keystorePath: settings.keystore, skewSeconds: settings.authSkewSeconds, log, ...(opts.now ? { now: opts.now } : {}) });
+  auth.load();
+  const limiter = new RateLimiter();
+  const bodyLimit = opts.bodyLimit ?? BODY_LIMIT;
+
+  const app = fastify({
+    ...(settings.tls ? { https: loadTls(settings.tls) } : {}),
+    logger: false,
+    bodyLimit,
+    exposeHeadRoutes: false,
+    // Closing aborts streams in flight: their queries stop through the abort signal.
+    forceCloseConnections: true,
+    return503OnClosing: false,
+    requestTimeout: 0,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    clientErrorHandler,
+    frameworkErrors(err, _req, reply) {
+      const e = frameworkError(err);
+      void (reply as unknown as FastifyReply).code(e.http).send(e.toBody());
+    },
+  }) as unknown as FastifyInstance;
+
+  // Bodies are JSON only; the raw bytes are kept for the signature check.
+  app.removeAllContentTypeParsers();
+  const parseBody = (isJson: boolean) => (req: FastifyRequest, body: Buffer, done: (err: Error | null, value?: unknown) => void) => {
+    rawBodies.set(req, body);
+    if (body.length === 0) return done(null, undefined);
+    if (!isJson) return done(evioError('HTTP_UNSUPPORTED_MEDIA_TYPE', `the request body must be application/json, not ${req.headers['content-type'] ?? 'untyped'}`));
+    try {
+      done(null, JSON.parse(body.toString('utf8')));
+    } catch (err) {
+      done(evioError('HTTP_BAD_BODY', `the request body is not valid JSON: ${(err as Error).message}`));
+    }
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, parseBody(true));
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, parseBody(false));
+
+  app.setErrorHandler((err: FastifyError, _req, reply) => {
+    const e = frameworkError(err);
+    if (e.errorName === 'INTERNAL') log(`internal error: ${err.stack ?? err.message}`);
+    void reply.code(e.http).type('application/json; charset=utf-8').send(e.toBody());
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = (req.raw.url ?? req.url).split('?')[0]!;
+    let e: EvioError;
+    try {
+      matchRoute(req.method, path, settings.prefix, routes);
+      e = evioError('NOT_FOUND', `no route ${path}`); // fastify knows every route; a match here is a method it refused
+    } catch (err) {
+      e = toEvioError(err);
+    }
+    void reply.code(e.http).send(e.toBody());
+  });
+
+  // OpenAPI and Swagger UI: served without a signature; they describe the API and hold no data.
+  const document = openApiDocument(routes, { prefix: settings.prefix, version: EVIO_VERSION });
+  await app.register(swagger, { mode: 'static', specification: { document: document as never } });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', async () => document);
+
+  for (const route of routes) {
+    for (const url of versionedPaths(route, settings.prefix)) {
+      const apiPath = settings.prefix && url.startsWith(`${settings.prefix}/`) ? url.slice(settings.prefix.length) : url;
+      app.route({
+        method: route.method,
+        url,
+        handler: (request, reply) => serveRoute(route, apiPath, request, reply),
+      });
+    }
+  }
+
+  async function serveRoute(route: Route, apiPath: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    // The client going away before the answer is complete aborts the handler's engine work.
+    const ac = new AbortController();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) ac.abort();
+    });
+    const rawUrl = request.raw.url ?? request.url;
+    const q = rawUrl.indexOf('?');
+    const rawPath = q < 0 ? rawUrl : rawUrl.slice(0, q);
+    const search = new URLSearchParams(q < 0 ? '' : rawUrl.slice(q + 1));
+    const remote = request.ip;
+    let res: ApiResponse;
+    try {
+      checkQueryBounds(search);
+      const who = auth.authenticate({ method: request.method, rawPath, query: search, body: rawBodies.get(request), remote });
+      const rate = limiter.take(who.appid, who.rateLimit);
+      if (rate.limit > 0) reply.header('x-ratelimit-limit', rate.limit).header('x-ratelimit-remaining', rate.remaining);
+      if (!rate.allowed) {
+        reply.header('retry-after', rate.retryAfter);
+        throw evioError('HTTP_RATE_LIMITED', `appid ${who.appid} made more than ${rate.limit} calls per minute; retry in ${rate.retryAfter} s`);
+      }
+      auth.authorize(who, route);
+      res = await route.handler({ method: route.method, path: apiPath, query: queryToParams(search), body: request.body, signal: ac.signal, remote }, engine);
+    } catch (err) {
+      const e = toEvioError(err);
+      if (e.errorName === 'INTERNAL') log(`internal error on ${route.method} ${apiPath}: ${(err as Error).stack ?? e.message}`);
+      res = errorResponse(e);
+    }
+    return sendResponse(reply, res);
+  }
+
+  return { app, auth };
+}
+
+export interface ListenOptions extends ServerOptions {
+  host?: string;
+  port?: number;
+  allowInsecure?: boolean;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  /** Base URL, e.g. http://127.0.0.1:24351 (the bound port when 0 was asked for). */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Checks the transport policy, builds the app and listens. */
+export async function startServer(engine: Engine, opts: ListenOptions = {}): Promise<RunningServer> {
+  const s = engine.settings;
+  const host = opts.host ?? s.host;
+  const port = opts.port ?? s.port;
+  await checkListenPolicy(host, s.tls, opts.allowInsecure ?? s.allowInsecure);
+  const { app } = await buildServer(engine, opts);
+  try {
+    await app.listen({ host, port });
+  } catch (err) {
+    await app.close().catch(() => {});
+    throw evioError('LISTEN_FAILED', `cannot listen on ${host}:${port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const addr = app.server.address();
+  const boundPort = addr && typeof addr === 'object' ? addr.port : port;
+  const urlHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return {
+    app,
+    url: `${s.tls ? 'https' : 'http'}://${urlHost}:${boundPort}`,
+    port: boundPort,
+    close: () => app.close(),
+  };
+}

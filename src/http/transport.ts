@@ -1,0 +1,52 @@
+// Transport policy: HTTPS when a certificate and key are configured, and plain HTTP only on a
+// loopback address unless the operator explicitly allows it (DESIGN §5).
+import { lookup } from 'node:dns/promises';
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { createSecureContext } from 'node:tls';
+import { evioError } from '../errors.js';
+import type { TlsSettings } from '../settings.js';
+
+export function isLoopbackAddress(addr: string): boolean {
+  const a = addr.replace(/^\[|\]$/g, '').toLowerCase();
+  if (a === '::1' || a === '0:0:0:0:0:0:0:1') return true;
+  const v4 = a.startsWith('::ffff:') ? a.slice(7) : a;
+  return isIP(v4) === 4 && v4.startsWith('127.');
+}
+
+/** Loopback when the host is a loopback literal, or a name that resolves only to loopback addresses. */
+export async function isLoopbackHost(host: string): Promise<boolean> {
+  if (isIP(host.replace(/^\[|\]$/g, ''))) return isLoopbackAddress(host);
+  try {
+    const addrs = await lookup(host, { all: true });
+    return addrs.length > 0 && addrs.every((a) => isLoopbackAddress(a.address));
+  } catch {
+    return false;
+  }
+}
+
+/** Throws LISTEN_INSECURE for plain HTTP on a non-loopback host without allowInsecure. */
+export async function checkListenPolicy(host: string, tls: TlsSettings | null, allowInsecure: boolean): Promise<void> {
+  if (tls || allowInsecure) return;
+  if (!(await isLoopbackHost(host))) {
+    throw evioError('LISTEN_INSECURE', `refusing plain HTTP on ${host}, which is not a loopback address: configure "tls" (cert and key), listen on 127.0.0.1, or set "allowInsecure": true / --allow-insecure`);
+  }
+}
+
+/** Reads and checks the PEM certificate and key; throws TLS_UNREADABLE. */
+export function loadTls(tls: TlsSettings): { cert: Buffer; key: Buffer } {
+  let cert: Buffer;
+  let key: Buffer;
+  try {
+    cert = readFileSync(tls.cert);
+    key = readFileSync(tls.key);
+  } catch (err) {
+    throw evioError('TLS_UNREADABLE', `cannot read the TLS certificate or key: ${(err as Error).message}`);
+  }
+  try {
+    createSecureContext({ cert, key }); // fails on bad PEM or a key that does not match
+  } catch (err) {
+    throw evioError('TLS_UNREADABLE', `TLS certificate ${tls.cert} and key ${tls.key} cannot be used: ${(err as Error).message}`);
+  }
+  return { cert, key };
+}
