@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { Engine } from '../engine.js';
 import { evioError } from '../errors.js';
 import { resolveInsideRoots } from '../paths.js';
+import { redactUrl } from './postgres/pg-store.js';
 import type { StoreRef } from './query.js';
 import type { EventStore } from './types.js';
 
@@ -26,7 +27,7 @@ export function parseStoreName(engine: Engine, name: string, cwd = process.cwd()
     case 'odbc':
       return { kind: 'odbc', dsn: rest };
     case 'pg':
-      if (/^postgres(ql)?:\/\//.test(rest)) return { kind: 'pg', name: rest.replace(/:[^:@/]*@/, ':***@'), url: rest };
+      if (/^postgres(ql)?:\/\//.test(rest)) return { kind: 'pg', name: redactUrl(rest), url: rest };
       if (dbs[rest] && /^postgres(ql)?:\/\//.test(dbs[rest])) return { kind: 'pg', name: rest, url: dbs[rest] };
       throw evioError('QUERY_UNKNOWN_DATABASE', `pg:${rest} is neither a postgres:// URL nor a PostgreSQL database named in the settings' "databases"`);
     default: {
@@ -90,7 +91,18 @@ async function createStore(engine: Engine, spec: StoreSpec): Promise<EventStore>
       const { FlatFileStore } = await import('./flatfile/index.js');
       return new FlatFileStore({ path: spec.path, lockTimeoutMs: s.lockTimeoutMs, maxOpenAccepts: s.maxOpenAccepts });
     }
-    default:
-      throw evioError('INTERNAL', `store kind ${spec.kind} is not wired yet`);
+    case 'sqlite': {
+      const { SqliteStore } = await import('./sqlite/index.js');
+      return new SqliteStore({ path: spec.path, busyTimeoutMs: s.lockTimeoutMs });
+    }
+    case 'pg': {
+      const { PostgresStore } = await import('./postgres/index.js');
+      return new PostgresStore({ connectionString: spec.url, name: spec.name, statementTimeoutMs: s.statementTimeoutMs });
+    }
+    case 'odbc': {
+      // The odbc module is optional: loading it (and answering ODBC_UNAVAILABLE) happens on first use.
+      const { OdbcStore } = await import('./odbc/index.js');
+      return new OdbcStore({ dsn: spec.dsn, statementTimeoutMs: s.statementTimeoutMs });
+    }
   }
 }
