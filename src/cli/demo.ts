@@ -1,13 +1,14 @@
 // `evio demo`: the main job on the embedded default, no server needed. Fills the data folder
 // with a generated flat-file log (once), copies it into the default SQLite database, and
 // answers a few typical auditor questions through the same handlers the service uses.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { dispatch } from '../http/dispatch.js';
 import { copyEvents } from '../eventlog/service.js';
 import { openStore } from '../eventlog/stores.js';
 import { generateCommand } from './generate.js';
+import { runGenerateSessions } from './generate-sessions.js';
 import { searchParamsToQuery, writeResponse } from './call.js';
 import { intFlag, parseFlags, wantsHelp } from './flags.js';
 import { progress, progressDone, type CliCommand } from './io.js';
@@ -38,12 +39,18 @@ export const demoCommand: CliCommand = {
     const copied = await copyEvents(ff, db, { signal: io.signal, onProgress: (p) => progress(io, `SQLite: ${p.written} new records`) });
     progressDone(io);
     io.err.write(`flat file ${s.eventlog} -> SQLite ${s.eventdb}: ${copied.written} new, ${copied.skipped} already there\n`);
+    const iologRoot = s.iologdirs[0]!;
+    if (!existsSync(iologRoot) || readdirSync(iologRoot).length === 0) {
+      await runGenerateSessions(['--count', '30', '--seed', '1', '--out', iologRoot], io);
+    }
     const file = relative(s.eventlogdirs[0]!, s.eventlog);
     const questions: [string, string][] = [
       ['Who ran a root shell from web hosts, and how did it end? (flat file)', `/REST/v2.0/events?format=ff&file=${encodeURIComponent(file)}&runuser=root&runcommand=/bin/bash&submithost=web*&limit=3`],
       ['The latest failed commands (SQLite, newest first)', '/REST/v2.0/events?format=db&exitstatus=*exit%20status%20[1-9]*&order=epoch&orderdirection=desc&limit=3'],
       ['Rejected requests of one day (SQLite)', '/REST/v2.0/events?etype=R&from=2026/01/02&to=2026/01/02&limit=3'],
       ['Legacy listing of keystroke sessions (flat file)', `/REST/events?file=${encodeURIComponent(file)}&accept=0&reject=0&limit=2`],
+      ['Recorded sessions run as root (cached I/O log index)', '/REST/iolog/list?runuser=root&len=2'],
+      ['Which sessions showed a private key file on screen?', '/REST/iolog/search?file=**&query=output:id_rsa&detail=1'],
     ];
     for (const [q, target] of questions) {
       io.out.write(`\n# ${q}\n# evio call GET '${target}'\n`);
