@@ -81,7 +81,7 @@ export async function appendEvents(
     let index = 0;
     try {
       for await (const ev0 of events) {
-        if (ctx.signal?.aborted) ctx.signal.throwIfAborted();
+        ctx.signal?.throwIfAborted();
         const ev = normalizeNewEvent(ev0, index++);
         let recnum: number;
         if (ev.recnum === undefined) {

@@ -8,21 +8,39 @@
 //   looks for the finishes of the queued accepts);
 // - with exit filters a candidate's membership is known when its finish arrives; non-members
 //   are dropped, and once skip+limit members are certain, later candidates are cut.
-// The number of held rows is bounded by maxOpenAccepts (STORE_TOO_MANY_OPEN beyond it).
+// The number of held rows is bounded by maxOpenAccepts (STORE_TOO_MANY_OPEN beyond it), and
+// once more than PACK_AFTER rows are held (an accept that never finishes holds every row behind
+// it until the end of the file), rows are kept as their line's JSON text (a one-byte string
+// for ASCII: several times smaller than the parsed object) and parsed again when they leave.
 // With dump=1 nothing waits: each candidate is resolved at once with its stored values.
 import { evioError } from '../../errors.js';
 import { matchesExit, mergedRow, storedRow, usesExitFilters } from '../filter.js';
 import type { EventFilter, EventRow, StoredEvent } from '../types.js';
+import { parseJsonText, toStoredEvent } from './parse-line.js';
 import { uniqueidHash } from './prefilter.js';
 
 const PENDING = 0;
 const MEMBER = 1;
 const DEAD = 2;
 
+/** Held rows beyond this many are packed (kept as line bytes). */
+export const PACK_AFTER = 1024;
+
 interface Entry {
-  row: EventRow;
+  /** The record; null once packed. */
+  rec: StoredEvent | null;
+  /** The line's text, when the entry is (or will be, once resolved) packed. */
+  line: string | null;
+  recnum: number;
+  uniqueid: string | undefined;
+  exitstatus: string | null;
+  exittime: number | null;
+  offset: number;
   state: typeof PENDING | typeof MEMBER | typeof DEAD;
+  /** uniqueidHash of a pending accept (-1: none). */
+  hash: number;
 }
+
 
 export class FinishMerge {
   /** New candidates are taken (false once the answer is complete or recnumMax was passed). */
@@ -42,12 +60,15 @@ export class FinishMerge {
   /** Rows known to be in the answer: skipped, emitted, or members still queued (no exit filters: every candidate). */
   private certain = 0;
   private skipped = 0;
+  /** Entries resolved as non-members still in the queue (dropped by compact()). */
+  private dead = 0;
 
   constructor(
     private readonly filter: EventFilter,
     private readonly skip: number,
     private readonly limit: number,
     private readonly maxOpen: number,
+    private readonly packAfter = PACK_AFTER,
   ) {
     this.dump = filter.dump;
     this.exitFilters = usesExitFilters(filter);
@@ -60,27 +81,40 @@ export class FinishMerge {
     return this.emitted >= this.limit || (!this.admitting && this.head === this.queue.length);
   }
 
-  /** Rows held back (queued, not yet emitted). */
+  /** Rows held back (queued, not yet emitted, not known to be dropped). */
   get held(): number {
-    return this.queue.length - this.head;
+    return this.queue.length - this.head - this.dead;
   }
 
   stopAdmitting(): void {
     this.admitting = false;
   }
 
-  /** A record that passed matchesRecord, at file position `offset` (just after its line). */
-  addCandidate(rec: StoredEvent, offset: number): void {
+  /**
+   * A record that passed matchesRecord, parsed from the JSON `text` of its line, at file
+   * position `offset` (just after its line).
+   */
+  addCandidate(rec: StoredEvent, offset: number, text: string): void {
     if (!this.admitting) return;
     if (this.dump || (rec.etype !== 'A' && rec.etype !== 'K')) {
       const row = this.dump ? storedRow(rec) : mergedRow(rec, null);
-      row.offset = offset;
       if (this.exitFilters && !matchesExit(row, this.filter)) return;
       this.certain++;
       if (this.skipped < this.skip && this.held === 0) {
         this.skipped++;
       } else {
-        this.push({ row, state: MEMBER });
+        const packed = this.held >= this.packAfter;
+        this.push({
+          rec: packed ? null : rec,
+          line: packed ? text : null,
+          recnum: rec.recnum,
+          uniqueid: rec.uniqueid,
+          exitstatus: row.exitstatus,
+          exittime: row.exittime,
+          offset,
+          state: MEMBER,
+          hash: -1,
+        });
       }
     } else if (!this.exitFilters && this.skipped < this.skip && this.held === 0) {
       // Every candidate is a row and nothing is queued before it: its rank is known, so the
@@ -88,14 +122,23 @@ export class FinishMerge {
       this.certain++;
       this.skipped++;
     } else {
-      const row: EventRow = { rec, exitstatus: null, exittime: null, offset };
-      const entry: Entry = { row, state: PENDING };
+      const h = typeof rec.uniqueid === 'string' ? uniqueidHash(rec.uniqueid) : -1;
+      const entry: Entry = {
+        rec,
+        line: this.held >= this.packAfter ? text : null,
+        recnum: rec.recnum,
+        uniqueid: rec.uniqueid,
+        exitstatus: null,
+        exittime: null,
+        offset,
+        state: PENDING,
+        hash: h,
+      };
       this.push(entry);
       const list = this.pending.get(rec.uniqueid);
       if (list) list.push(entry);
       else this.pending.set(rec.uniqueid, [entry]);
       this.pendingCount++;
-      const h = typeof rec.uniqueid === 'string' ? uniqueidHash(rec.uniqueid) : -1;
       if (h !== -1) this.pendingHashes.set(h, (this.pendingHashes.get(h) ?? 0) + 1);
       if (!this.exitFilters) this.certain++;
     }
@@ -126,12 +169,15 @@ export class FinishMerge {
       const e = q[this.head]!;
       if (e.state === PENDING) break;
       q[this.head++] = undefined as unknown as Entry;
-      if (e.state === DEAD) continue;
+      if (e.state === DEAD) {
+        this.dead--;
+        continue;
+      }
       if (this.skipped < this.skip) {
         this.skipped++;
         continue;
       }
-      out.push(e.row);
+      out.push({ rec: e.rec ?? unpack(e), exitstatus: e.exitstatus, exittime: e.exittime, offset: e.offset });
       this.emitted++;
     }
     if (this.head > 4096 && this.head * 2 > q.length) {
@@ -154,22 +200,21 @@ export class FinishMerge {
   private resolve(e: Entry, fin: StoredEvent | null): void {
     if (e.state !== PENDING) return;
     this.pendingCount--;
-    const uid = e.row.rec.uniqueid;
-    const h = typeof uid === 'string' ? uniqueidHash(uid) : -1;
-    if (h !== -1) {
-      const n = (this.pendingHashes.get(h) ?? 1) - 1;
-      if (n > 0) this.pendingHashes.set(h, n);
-      else this.pendingHashes.delete(h);
-    }
-    const merged = mergedRow(e.row.rec, fin);
-    e.row.exitstatus = merged.exitstatus;
-    e.row.exittime = merged.exittime;
+    this.unhash(e.hash);
+    const merged = mergedRow(e.rec!, fin);
+    e.exitstatus = merged.exitstatus;
+    e.exittime = merged.exittime;
+    if (e.line !== null) e.rec = null;
     if (this.exitFilters) {
-      if (matchesExit(e.row, this.filter)) {
+      if (matchesExit(merged, this.filter)) {
         e.state = MEMBER;
         this.certain++;
       } else {
         e.state = DEAD;
+        e.rec = null;
+        e.line = null;
+        this.dead++;
+        if (this.dead > 4096 && this.dead * 2 > this.queue.length - this.head) this.compact();
       }
     } else {
       e.state = MEMBER;
@@ -189,11 +234,25 @@ export class FinishMerge {
       q.pop();
       if (tail.state === MEMBER) this.certain--;
       else if (tail.state === PENDING) this.forget(tail);
+      else this.dead--;
     }
   }
 
+  /** Drops the non-members from the queue: behind an accept that never finishes they would pile up. */
+  private compact(): void {
+    const kept: Entry[] = [];
+    for (let i = this.head; i < this.queue.length; i++) {
+      const e = this.queue[i]!;
+      if (e.state !== DEAD) kept.push(e);
+    }
+    this.queue.length = 0;
+    for (const e of kept) this.queue.push(e);
+    this.head = 0;
+    this.dead = 0;
+  }
+
   private forget(e: Entry): void {
-    const uid = e.row.rec.uniqueid;
+    const uid = e.uniqueid;
     const list = this.pending.get(uid);
     if (list) {
       const i = list.indexOf(e);
@@ -201,11 +260,20 @@ export class FinishMerge {
       if (list.length === 0) this.pending.delete(uid);
     }
     this.pendingCount--;
-    const h = typeof uid === 'string' ? uniqueidHash(uid) : -1;
-    if (h !== -1) {
-      const n = (this.pendingHashes.get(h) ?? 1) - 1;
-      if (n > 0) this.pendingHashes.set(h, n);
-      else this.pendingHashes.delete(h);
-    }
+    this.unhash(e.hash);
   }
+
+  private unhash(h: number): void {
+    if (h === -1) return;
+    const n = (this.pendingHashes.get(h) ?? 1) - 1;
+    if (n > 0) this.pendingHashes.set(h, n);
+    else this.pendingHashes.delete(h);
+  }
+}
+
+/** The record of a packed entry: its line parsed again (it was a valid event line). */
+function unpack(e: Entry): StoredEvent {
+  const rec = toStoredEvent(parseJsonText(e.line!), e.recnum);
+  if (rec === null) throw new Error('a held flat-file line no longer parses');
+  return rec;
 }

@@ -71,6 +71,7 @@ export class FlatFileStore implements EventStore {
       await checkByteOffset(source, size, q.byteOffset, this.path);
       this.stats.malformed = 0;
       yield* scanRows(source, q, {
+        sizeHint: size - q.byteOffset,
         maxOpenAccepts: this.maxOpenAccepts,
         signal: opts.signal,
         stats: this.stats,

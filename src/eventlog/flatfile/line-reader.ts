@@ -31,6 +31,8 @@ export const DEFAULT_MAX_LINE_BYTES = 32 << 20;
 export interface LineReaderOptions {
   readSize?: number;
   maxLineBytes?: number;
+  /** Bytes expected from the start position (the file's size less it): a small file gets a small buffer. */
+  sizeHint?: number;
 }
 
 export class LineReader {
@@ -53,6 +55,8 @@ export class LineReader {
   private readonly maxLineBytes: number;
   /** True while discarding the rest of an oversized line. */
   private discarding = false;
+  /** The read-ahead started by the last fill, into [end, ...). */
+  private inflight: Promise<number> | null = null;
 
   constructor(
     private readonly source: ByteSource,
@@ -61,7 +65,10 @@ export class LineReader {
   ) {
     this.readSize = Math.max(1, opts.readSize ?? DEFAULT_READ_SIZE);
     this.maxLineBytes = Math.max(1, opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
-    this.buf = Buffer.allocUnsafe(Math.max(2 * this.readSize, 64));
+    // Room for several reads between compactions, so that most reads can run ahead; no more
+    // than the file needs (it may grow meanwhile: the buffer then grows too).
+    const room = Math.max(8 * this.readSize, 64);
+    this.buf = Buffer.allocUnsafe(opts.sizeHint === undefined ? room : Math.max(64, Math.min(room, opts.sizeHint + 1)));
     this.base = startPosition;
   }
 
@@ -73,13 +80,23 @@ export class LineReader {
   /**
    * Makes room and reads the next bytes. Returns false once the file is exhausted and no complete
    * line is left to consume; then [start, end) holds a torn last line (no '\n'), if any.
+   *
+   * Read-ahead: before returning, the next read is started into the free tail of the buffer
+   * ([end, ...), which the caller does not touch while it consumes [start, complete)), so the
+   * copy from the page cache overlaps the caller's work on this buffer.
    */
   async fill(): Promise<boolean> {
     for (;;) {
       if (this.eof) return false;
-      this.makeRoom();
-      const want = Math.min(this.readSize, this.buf.length - this.end);
-      const n = await this.source.read(this.buf, this.end, want, this.base + this.end);
+      let n: number;
+      if (this.inflight) {
+        const p = this.inflight;
+        this.inflight = null;
+        n = await p;
+      } else {
+        this.makeRoom();
+        n = await this.source.read(this.buf, this.end, Math.min(this.readSize, this.buf.length - this.end), this.base + this.end);
+      }
       if (n <= 0) {
         this.eof = true;
         if (this.discarding) {
@@ -95,6 +112,7 @@ export class LineReader {
       const nl = this.buf.lastIndexOf(10, this.end - 1);
       if (nl >= this.start) {
         this.complete = nl + 1;
+        this.readAhead();
         return true;
       }
       this.complete = this.start;
@@ -106,6 +124,20 @@ export class LineReader {
         this.complete = this.end;
       }
     }
+  }
+
+  private readAhead(): void {
+    if (this.buf.length - this.end < this.readSize) return; // the next fill compacts first
+    const p = this.source.read(this.buf, this.end, this.readSize, this.base + this.end);
+    p.catch(() => undefined); // awaited by the next fill; never an unhandled rejection
+    this.inflight = p;
+  }
+
+  /** Waits for a read still in flight (before the file is closed). */
+  async settle(): Promise<void> {
+    const p = this.inflight;
+    this.inflight = null;
+    if (p) await p.catch(() => undefined);
   }
 
   /** While discarding: drops bytes up to and including the next '\n'; false if none arrived yet. */

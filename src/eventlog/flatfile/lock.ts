@@ -4,7 +4,8 @@
 //   then link()ed into place, which fails if the lock exists), so a lock file is never seen
 //   half-written;
 // - the content names the holder: pid, hostname, the process's start time (pid reuse) and a
-//   unique token;
+//   unique token; the private file's name carries pid and a tag of the host, so that what a
+//   killed process leaves can be cleaned (rewrite.ts, cleanupStaleFiles);
 // - a waiter retries with backoff until lockTimeoutMs, then STORE_LOCK_TIMEOUT naming the holder;
 // - a lock whose holder is dead on this host is taken over. Taking over must not remove a live
 //   lock that replaced the dead one meanwhile, so the remover first wins `<lock>.<token>.steal`
@@ -12,7 +13,7 @@
 //   lock, and unlinks it only if it still carries the dead holder's token. A stealer that dies
 //   holding its steal file is taken over the same way, one level up.
 // Within one process, holders of the same path also queue on a promise chain (no polling).
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { link, open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -47,6 +48,8 @@ const MAX_BACKOFF_MS = 100;
 const UNREADABLE_STALE_MS = 10_000;
 
 const host = hostname();
+/** Names this host in scratch file names (`<lock>.<pid>.<hostTag>.<token>.new`). */
+export const HOST_TAG = createHash('sha256').update(host).digest('hex').slice(0, 8);
 
 /** Start time of a process on this host, or null when unknown (not Linux, or no such process). */
 export function processStartTime(pid: number): string | null {
@@ -114,7 +117,7 @@ function tokenOf(r: ReadResult): string | null {
 /** Creates `path` holding `info`, atomically; false when it already exists. */
 async function createAtomically(path: string, info: LockInfo): Promise<boolean> {
   const text = JSON.stringify(info) + '\n';
-  const tmp = `${path}.${process.pid}.${info.token}.new`;
+  const tmp = `${path}.${process.pid}.${HOST_TAG}.${info.token}.new`;
   const fh = await open(tmp, 'wx', 0o644);
   try {
     await fh.writeFile(text);

@@ -29,7 +29,7 @@ export class ByteNeedle {
     this.tail = bytes.subarray(at);
   }
 
-  /** Index of the first occurrence starting at or after `from`, or -1. May return hits in stale bytes past the caller's end: compare with it. */
+  /** Index of the first occurrence starting at or after `from`, or -1. Searches to the end of `buf`: give it a view that ends where the valid bytes end. */
   find(buf: Buffer, from: number): number {
     const at = this.anchorAt;
     const bytes = this.bytes;

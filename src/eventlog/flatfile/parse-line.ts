@@ -5,8 +5,12 @@ import type { StoredEvent } from '../types.js';
 
 /** The parsed JSON of a line, or undefined when it is not JSON at all. */
 export function parseJsonLine(buf: Buffer, start: number, end: number): unknown {
+  return parseJsonText(buf.toString('utf8', start, end));
+}
+
+export function parseJsonText(text: string): unknown {
   try {
-    return JSON.parse(buf.toString('utf8', start, end));
+    return JSON.parse(text);
   } catch {
     return undefined;
   }

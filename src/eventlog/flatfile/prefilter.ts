@@ -74,21 +74,37 @@ export const VALID_ETYPE: Uint8Array = (() => {
   return t;
 })();
 
-/** 32-bit FNV-1a of bytes: compares uniqueids on lines without making strings. */
-export function fnv1a(buf: Uint8Array, start: number, end: number): number {
-  let h = 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
+/**
+ * The hash that stands for a uniqueid in the finish lookup: FNV-1a over its length, its first 8
+ * and its last 8 bytes (bounded work per line; a collision only costs a parse), or -1 for a
+ * uniqueid that needs escapes or is not ASCII (the probe reports -1 too, and the line is parsed).
+ * Computed from the string's code units, which are the bytes for ASCII.
+ */
+export function uniqueidHash(uid: string): number {
+  const n = uid.length;
+  for (let i = 0; i < n; i++) {
+    const c = uid.charCodeAt(i);
+    if (c < 0x20 || c >= 0x80 || c === 0x22 || c === 0x5c) return -1;
+  }
+  let h = Math.imul(0x811c9dc5 ^ n, 0x01000193);
+  const head = Math.min(n, 8);
+  for (let i = 0; i < head; i++) h = Math.imul(h ^ uid.charCodeAt(i), 0x01000193);
+  for (let i = Math.max(head, n - 8); i < n; i++) h = Math.imul(h ^ uid.charCodeAt(i), 0x01000193);
   return h >>> 0;
 }
 
-/** The hash the canonical prefix probe computes for a uniqueid, or -1 if such a uniqueid always makes lines "unknown". */
-export function uniqueidHash(uid: string): number {
-  const b = Buffer.from(uid, 'utf8');
-  for (let i = 0; i < b.length; i++) {
-    const c = b[i]!;
-    if (c < 0x20 || c >= 0x80 || c === 0x22 || c === 0x5c) return -1;
+/** uniqueidHash of the bytes [s, q) of a canonical line, or -1. */
+function bytesHash(buf: Buffer, s: number, q: number): number {
+  for (let k = s; k < q; k++) {
+    const c = buf[k]!;
+    if (c < 0x20 || c >= 0x80 || c === 0x5c) return -1;
   }
-  return fnv1a(b, 0, b.length);
+  const n = q - s;
+  let h = Math.imul(0x811c9dc5 ^ n, 0x01000193);
+  const head = s + Math.min(n, 8);
+  for (let k = s; k < head; k++) h = Math.imul(h ^ buf[k]!, 0x01000193);
+  for (let k = Math.max(head, q - 8); k < q; k++) h = Math.imul(h ^ buf[k]!, 0x01000193);
+  return h >>> 0;
 }
 
 /** What the canonical prefix of a line says; reused for every line (no allocation). */
@@ -105,15 +121,17 @@ const P_ETYPE = Buffer.from('","etype":"');
 /**
  * Reads the canonical prefix of the line [s, e). True and `probe` filled when the line starts
  * with it (etype = the letter's byte code; the letter need not be valid), false otherwise.
+ * `uidHash` is computed only for F lines when `wantHash`; it is -1 otherwise, and when the
+ * uniqueid holds bytes that make the line "unknown" for hash lookups (escapes, non-ASCII).
  */
-export function probeCanonicalPrefix(buf: Buffer, s: number, e: number, probe: PrefixProbe): boolean {
+export function probeCanonicalPrefix(buf: Buffer, s: number, e: number, probe: PrefixProbe, wantHash = true): boolean {
   let i = s;
   if (e - s < 40) return false;
   for (let j = 0; j < 10; j++) if (buf[i + j] !== P_RECNUM[j]) return false;
   i += 10;
   let recnum = 0;
   const digits = i;
-  while (i < e) {
+  for (;;) {
     const c = buf[i]!;
     if (c < 48 || c > 57) break;
     recnum = recnum * 10 + (c - 48);
@@ -122,22 +140,18 @@ export function probeCanonicalPrefix(buf: Buffer, s: number, e: number, probe: P
   // 1..15 digits, no leading zero: exactly what JSON.parse gives as a safe integer.
   const nd = i - digits;
   if (nd === 0 || nd > 15 || (nd > 1 && buf[digits] === 48)) return false;
-  if (i + 13 > e) return false;
   for (let j = 0; j < 13; j++) if (buf[i + j] !== P_UID[j]) return false;
   i += 13;
-  let h = 0x811c9dc5;
-  while (i < e) {
-    const c = buf[i]!;
-    if (c === 0x22) break;
-    if (c < 0x20 || c >= 0x80 || c === 0x5c) return false;
-    h = Math.imul(h ^ c, 0x01000193);
-    i++;
-  }
-  if (i + 13 > e) return false;
-  for (let j = 0; j < 11; j++) if (buf[i + j] !== P_ETYPE[j]) return false;
-  if (buf[i + 12] !== 0x22) return false;
+  // The closing quote: an escaped quote inside the uniqueid stops the search early, and then
+  // the etype key is not where it must be: the line is reported unknown (and parsed).
+  const q = buf.indexOf(0x22, i);
+  if (q === -1 || q + 13 > e) return false;
+  for (let j = 0; j < 11; j++) if (buf[q + j] !== P_ETYPE[j]) return false;
+  if (buf[q + 12] !== 0x22) return false;
   probe.recnum = recnum;
-  probe.etype = buf[i + 11]!;
-  probe.uidHash = h >>> 0;
+  const etype = buf[q + 11]!;
+  probe.etype = etype;
+  // Only finish lines are looked up by uniqueid.
+  probe.uidHash = wantHash && etype === 70 ? bytesHash(buf, i, q) : -1;
   return true;
 }

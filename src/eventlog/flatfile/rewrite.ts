@@ -18,7 +18,7 @@
 // number, which deleting earlier lines would change, so they are written with it (recnums are
 // never renumbered by a purge). Malformed lines are kept as they are.
 import { randomBytes } from 'node:crypto';
-import { readdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { evioError, isEvioError } from '../../errors.js';
 import { admittedTypes, matchesExit, matchesRecord, mergedRow, storedRow, usesExitFilters } from '../filter.js';
@@ -27,13 +27,12 @@ import { DEFAULT_MAX_LINE_BYTES, fileSource, LineReader } from './line-reader.js
 import { lacksRecnum, parseJsonLine, toStoredEvent } from './parse-line.js';
 import { admittedTypeBytes, probeCanonicalPrefix, uniqueidHash, type PrefixProbe } from './prefilter.js';
 import { FILE_MODE } from './append.js';
+import { HOST_TAG } from './lock.js';
 
 export interface RewriteOptions {
   maxOpenAccepts: number;
   signal?: AbortSignal | undefined;
   readSize?: number;
-  /** Test hook: called after each buffer is written to the temp file (the kill test pauses here). */
-  onProgress?: (bytesRead: number) => Promise<void> | void;
 }
 
 /** Temp files of rewrites: `<file>.tmp-<pid>-<random>`. */
@@ -58,12 +57,22 @@ export async function cleanupStaleFiles(path: string): Promise<string[]> {
   }
   for (const name of names) {
     let stale = name.startsWith(`${base}.tmp-`);
-    const m = !stale && name.startsWith(`${base}.lock.`) && name.endsWith('.new') ? /^\.lock\.(\d+)\./.exec(name.slice(base.length)) : null;
+    // Lock scratch files (`<lock>...<pid>.<hostTag>.<token>.new`) of processes of this host
+    // that no longer run; of other hosts (a shared directory) once an hour old.
+    const m = !stale && name.startsWith(`${base}.lock.`) ? /\.(\d+)\.([0-9a-f]{8})\.[0-9a-f]{24}\.new$/.exec(name) : null;
     if (m) {
-      try {
-        process.kill(Number(m[1]), 0);
-      } catch (err) {
-        stale = (err as NodeJS.ErrnoException).code === 'ESRCH';
+      if (m[2] === HOST_TAG) {
+        try {
+          process.kill(Number(m[1]), 0);
+        } catch (err) {
+          stale = (err as NodeJS.ErrnoException).code === 'ESRCH';
+        }
+      } else {
+        const age = await stat(join(dir, name)).then(
+          (st) => Date.now() - st.mtimeMs,
+          () => 0,
+        );
+        stale = age > 3_600_000;
       }
     }
     if (stale) {
@@ -100,27 +109,32 @@ async function walkLines(
   onLine: (buf: Buffer, s: number, e: number, at: number, lineNumber: number) => void,
   onBuffer: (reader: LineReader) => Promise<void>,
 ): Promise<LineReader> {
-  const reader = new LineReader(fileSource(fh), 0, opts.readSize === undefined ? {} : { readSize: opts.readSize });
+  const { size } = await fh.stat();
+  const reader = new LineReader(fileSource(fh), 0, { sizeHint: size, ...(opts.readSize === undefined ? {} : { readSize: opts.readSize }) });
   let lineNumber = 0;
-  for (;;) {
-    opts.signal?.throwIfAborted();
-    const more = await reader.fill();
-    if (reader.oversized) {
-      // The reader drops such a line; a rewrite must not lose bytes it cannot read.
-      throw evioError('STORE_LINE_TOO_LONG', `a line before byte ${reader.pos(reader.start)} of the file is longer than ${DEFAULT_MAX_LINE_BYTES} bytes; the delete was not done`);
+  try {
+    for (;;) {
+      opts.signal?.throwIfAborted();
+      const more = await reader.fill();
+      if (reader.oversized) {
+        // The reader drops such a line; a rewrite must not lose bytes it cannot read.
+        throw evioError('STORE_LINE_TOO_LONG', `a line before byte ${reader.pos(reader.start)} of the file is longer than ${DEFAULT_MAX_LINE_BYTES} bytes; the delete was not done`);
+      }
+      if (!more) break;
+      const buf = reader.buf;
+      const ce = reader.complete;
+      let s = reader.start;
+      while (s < ce) {
+        const e = buf.indexOf(10, s);
+        lineNumber++;
+        onLine(buf, s, e, reader.pos(s), lineNumber);
+        s = e + 1;
+      }
+      await onBuffer(reader);
+      reader.start = s;
     }
-    if (!more) break;
-    const buf = reader.buf;
-    const ce = reader.complete;
-    let s = reader.start;
-    while (s < ce) {
-      const e = buf.indexOf(10, s);
-      lineNumber++;
-      onLine(buf, s, e, reader.pos(s), lineNumber);
-      s = e + 1;
-    }
-    await onBuffer(reader);
-    reader.start = s;
+  } finally {
+    await reader.settle();
   }
   return reader;
 }
@@ -155,7 +169,7 @@ async function decideWithExitFilters(fh: FileHandle, f: EventFilter, opts: Rewri
     (buf, s, e, at, lineNumber) => {
       if (probeCanonicalPrefix(buf, s, e, probe)) {
         const candidate = typeBytes[probe.etype] === 1 && (f.recnumMin === null || probe.recnum >= f.recnumMin) && (f.recnumMax === null || probe.recnum <= f.recnumMax);
-        const finish = probe.etype === 70 && waitingHashes.has(probe.uidHash);
+        const finish = probe.etype === 70 && (probe.uidHash === -1 || waitingHashes.has(probe.uidHash));
         if (!candidate && !finish) return;
       }
       const rec = parseEvent(buf, s, e, lineNumber);
@@ -281,7 +295,6 @@ async function copyKept(src: FileHandle, out: FileHandle, f: EventFilter, decisi
   const chunks: Buffer[] = [];
   let runStart = -1;
   let runEnd = -1;
-  let bytesRead = 0;
   const keepBytes = (buf: Buffer, s: number, e: number) => {
     if (runStart >= 0 && runEnd === s) {
       runEnd = e;
@@ -307,10 +320,11 @@ async function copyKept(src: FileHandle, out: FileHandle, f: EventFilter, decisi
     chunks.length = 0;
   };
 
+  const scratch: ParsedLine = { rec: null, lackedRecnum: false };
   /** Keeps a line: byte for byte, or rewritten with its recnum once a line before it has gone. */
   const keep = (buf: Buffer, s: number, e: number, lineNumber: number, parsed: ParsedLine | null) => {
     if (droppedBefore && !probeCanonicalPrefix(buf, s, e, probe)) {
-      const p = parsed ?? parseLine(buf, s, e, lineNumber);
+      const p = parsed ?? parseLine(buf, s, e, lineNumber, scratch);
       if (p.rec && p.lackedRecnum) {
         keepText(buf, JSON.stringify(withRecnumFirst(p.rec)) + '\n');
         return;
@@ -335,13 +349,13 @@ async function copyKept(src: FileHandle, out: FileHandle, f: EventFilter, decisi
       }
       if (probeCanonicalPrefix(buf, s, e, probe)) {
         const candidate = typeBytes[probe.etype] === 1 && (f.recnumMin === null || probe.recnum >= f.recnumMin) && (f.recnumMax === null || probe.recnum <= f.recnumMax);
-        const finish = !f.dump && probe.etype === 70 && openHashes.has(probe.uidHash);
+        const finish = !f.dump && probe.etype === 70 && (probe.uidHash === -1 || openHashes.has(probe.uidHash));
         if (!candidate && !finish) {
           keepBytes(buf, s, e + 1);
           return;
         }
       }
-      const parsed = parseLine(buf, s, e, lineNumber);
+      const parsed = parseLine(buf, s, e, lineNumber, scratch);
       const rec = parsed.rec;
       let drop = false;
       if (rec) {
@@ -371,8 +385,6 @@ async function copyKept(src: FileHandle, out: FileHandle, f: EventFilter, decisi
     },
     async (r) => {
       await flush(r.buf);
-      bytesRead = r.pos(r.complete);
-      if (opts.onProgress) await opts.onProgress(bytesRead);
       if (openHashes.size > 4 * openDeleted.size + 1024) {
         openHashes.clear();
         for (const uid of openDeleted.keys()) {
@@ -399,11 +411,12 @@ interface ParsedLine {
   lackedRecnum: boolean;
 }
 
-function parseLine(buf: Buffer, s: number, e: number, lineNumber: number): ParsedLine {
+/** Parses a line into `into` (reused: no allocation per line beyond JSON.parse's). */
+function parseLine(buf: Buffer, s: number, e: number, lineNumber: number, into: ParsedLine): ParsedLine {
   const v = parseJsonLine(buf, s, e);
-  if (v === undefined) return { rec: null, lackedRecnum: false };
-  const lackedRecnum = lacksRecnum(v);
-  return { rec: toStoredEvent(v, lineNumber), lackedRecnum };
+  into.lackedRecnum = v !== undefined && lacksRecnum(v);
+  into.rec = v === undefined ? null : toStoredEvent(v, lineNumber);
+  return into;
 }
 
 function withRecnumFirst(rec: StoredEvent): StoredEvent {
