@@ -12,6 +12,10 @@ export { wildcardSql, SqlParams, type SqlDialect } from './eventlog/sql-wildcard
 export { shapeEvent, shapeLegacyEvent, type ReturnedEvent } from './eventlog/shape.js';
 export { formatEpoch, parseQueryDate } from './eventlog/time.js';
 export { MemoryStore } from './eventlog/memory-store.js';
+export { FlatFileStore, FileLock, type FlatFileStoreOptions } from './eventlog/flatfile/index.js';
+export { SqliteStore, type SqliteStoreOptions } from './eventlog/sqlite/index.js';
+export { PostgresStore, type PostgresStoreOptions } from './eventlog/postgres/index.js';
+export { OdbcStore, type OdbcStoreOptions } from './eventlog/odbc/index.js';
 export { openStore, openStoreByName, openRequestStore, parseStoreName, type StoreSpec } from './eventlog/stores.js';
 export { queryEvents, queryLegacyEvents, deleteEvents, copyEvents, dumpQuery, eventDestinations, type CopyProgress } from './eventlog/service.js';
 export { generateEvents } from './eventlog/generate.js';

@@ -24,6 +24,8 @@ function globLiteral(s: string): string {
   return s.replace(/[*?[]/g, (c) => `[${c}]`);
 }
 
+const GLOB_CLASS_SPECIALS = new Set([0x5d /* ] */, 0x2d /* - */, 0x5e /* ^ */]);
+
 /** Splits ranges so that `]`, `-` and `^` never stand where GLOB would read them as syntax. */
 function globClass(tok: ClassTok): string | null {
   const singles = new Set<number>();
@@ -31,16 +33,10 @@ function globClass(tok: ClassTok): string | null {
   for (const [lo0, hi0] of tok.ranges) {
     let lo = lo0;
     let hi = hi0;
-    for (const special of [0x5d, 0x2d, 0x5e]) {
-      if (lo <= hi && lo === special) {
-        singles.add(special);
-        lo++;
-      }
-      if (lo <= hi && hi === special) {
-        singles.add(special);
-        hi--;
-      }
-    }
+    // Peel specials off both ends until neither end is one: `]` (0x5d) and `^` (0x5e) are
+    // neighbours, so one pass per special is not enough (a range ending in `^` would end in `]`).
+    while (lo <= hi && GLOB_CLASS_SPECIALS.has(lo)) singles.add(lo++);
+    while (lo <= hi && GLOB_CLASS_SPECIALS.has(hi)) singles.add(hi--);
     if (lo > hi) continue;
     if (lo === hi) singles.add(lo);
     else ranges.push([lo, hi]);
@@ -121,15 +117,53 @@ function pgRegex(tokens: readonly WildcardToken[]): string | null {
  * caller then filters in memory). A pattern that can match nothing compiles to a false literal.
  */
 export function wildcardSql(w: Wildcard, column: string, dialect: SqlDialect, params: SqlParams): string | null {
+  const tokens = encodableTokens(w.tokens);
+  if (tokens === null) return '1 = 0';
   if (w.exact !== null) return `${column} = ${params.bind(w.exact)}`;
-  if (w.tokens.length === 1 && w.tokens[0]!.t === 'star') return `${column} IS NOT NULL`;
+  if (tokens.length === 1 && tokens[0]!.t === 'star') return `${column} IS NOT NULL`;
   if (dialect === 'sqlite') {
-    const g = globPattern(w.tokens);
+    const g = globPattern(tokens);
     return g === null ? '1 = 0' : `${column} GLOB ${params.bind(g)}`;
   }
-  const like = likePattern(w.tokens);
+  const like = likePattern(tokens);
   if (like !== null) return `${column} LIKE ${params.bind(like)} ESCAPE '\\'`;
   if (dialect === 'like') return null;
-  const re = pgRegex(w.tokens);
+  const re = pgRegex(tokens);
   return re === null ? '1 = 0' : `${column} ~ ${params.bind(re)}`;
+}
+
+/** With the u flag a string is read by code points, so only unpaired surrogates match. */
+const LONE_SURROGATE = /\p{Cs}/u;
+const SURROGATE_LO = 0xd800;
+const SURROGATE_HI = 0xdfff;
+
+/**
+ * Databases hold well-formed text only (a lone surrogate cannot be encoded as UTF-8: a driver
+ * would send U+FFFD instead). So a literal holding a lone surrogate can match no stored value
+ * (null: the predicate is false), and class ranges lose their surrogate ends, which no stored
+ * code point can fall on anyway. The answer on well-formed values is unchanged.
+ */
+function encodableTokens(tokens: readonly WildcardToken[]): readonly WildcardToken[] | null {
+  let changed = false;
+  const out: WildcardToken[] = [];
+  for (const t of tokens) {
+    if (t.t === 'lit') {
+      if (LONE_SURROGATE.test(t.s)) return null;
+      out.push(t);
+    } else if (t.t === 'class') {
+      const ranges: (readonly [number, number])[] = [];
+      let clamped = false;
+      for (const [lo0, hi0] of t.ranges) {
+        const lo = lo0 >= SURROGATE_LO && lo0 <= SURROGATE_HI ? SURROGATE_HI + 1 : lo0;
+        const hi = hi0 >= SURROGATE_LO && hi0 <= SURROGATE_HI ? SURROGATE_LO - 1 : hi0;
+        if (lo !== lo0 || hi !== hi0) clamped = true;
+        if (lo <= hi) ranges.push([lo, hi]);
+      }
+      changed ||= clamped;
+      out.push(clamped ? { t: 'class', neg: t.neg, ranges } : t);
+    } else {
+      out.push(t);
+    }
+  }
+  return changed ? out : tokens;
 }

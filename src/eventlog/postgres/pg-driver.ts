@@ -1,0 +1,185 @@
+// node-postgres behind the SqlDriver contract: a pg.Pool whose every connection carries the
+// statement timeout, queries streamed through a server-side cursor (DECLARE ... CURSOR, then
+// FETCH n at a time, inside a read-only transaction: never a whole result set in memory).
+import pg from 'pg';
+import type { SqlDriver, SqlSession } from '../sql/driver.js';
+import { sqlProfile, type SqlProfile } from '../sql/profile.js';
+import type { RawRow } from '../sql/select.js';
+import type { SqlStatement } from '../sql/statement.js';
+import { isConnectionGone, pgError } from './pg-errors.js';
+
+export interface PostgresDriverOptions {
+  storeName: string;
+  /** postgres:// URL; undefined = libpq environment variables (PGHOST, PGPORT, PGDATABASE, ...). */
+  connectionString: string | undefined;
+  schema: string | null;
+  statementTimeoutMs: number;
+  connectTimeoutMs: number;
+  poolSize: number;
+  fetchSize: number;
+  applicationName: string;
+}
+
+const CURSOR = 'evio_cursor';
+
+export class PostgresDriver implements SqlDriver {
+  readonly profile: SqlProfile;
+  private readonly pool: pg.Pool;
+
+  constructor(private readonly opts: PostgresDriverOptions) {
+    this.profile = sqlProfile('pg', { driver: 'native', schema: opts.schema });
+    this.pool = new pg.Pool({
+      ...(opts.connectionString !== undefined ? { connectionString: opts.connectionString } : {}),
+      statement_timeout: opts.statementTimeoutMs,
+      connectionTimeoutMillis: opts.connectTimeoutMs,
+      max: opts.poolSize,
+      idleTimeoutMillis: 30_000,
+      application_name: opts.applicationName,
+    });
+    // An idle connection that dies (server restart) is dropped by the pool; the next checkout
+    // opens a fresh one. Without a listener the error would crash the process.
+    this.pool.on('error', () => {});
+  }
+
+  private fail(err: unknown, phase: 'connect' | 'query') {
+    return pgError(err, this.opts.storeName, phase, this.opts.statementTimeoutMs);
+  }
+
+  /**
+   * A pooled client with `first` already run on it. A pooled connection may have died since it
+   * was last used; when `first` finds it gone, nothing has happened yet, so one fresh retry is safe.
+   */
+  private async checkout(first: string | null): Promise<{ client: pg.PoolClient; done: (err?: unknown) => void; lastError: () => unknown }> {
+    for (let attempt = 0; ; attempt++) {
+      let client: pg.PoolClient;
+      try {
+        client = await this.pool.connect();
+      } catch (err) {
+        throw this.fail(err, 'connect');
+      }
+      // While checked out, a dying connection emits 'error' here rather than crashing the process;
+      // the failing query reports it.
+      // The first error says why (57P01 "terminating connection due to administrator command");
+      // the "Connection terminated unexpectedly" that follows says less.
+      let seen: unknown = null;
+      const onError = (err: unknown) => {
+        seen ??= err;
+      };
+      client.on('error', onError);
+      let released = false;
+      const done = (err?: unknown) => {
+        if (released) return;
+        released = true;
+        client.removeListener('error', onError);
+        client.release(err === undefined ? undefined : err instanceof Error ? err : new Error(String(err)));
+      };
+      if (first === null) return { client, done, lastError: () => seen };
+      try {
+        await client.query(first);
+        return { client, done, lastError: () => seen };
+      } catch (err) {
+        done(err);
+        if (attempt === 0 && isConnectionGone(err)) continue;
+        throw this.fail(err, 'query');
+      }
+    }
+  }
+
+  private session(client: pg.PoolClient, lastError: () => unknown): SqlSession {
+    const fail = (err: unknown) => this.fail(lastError() ?? err, 'query');
+    return {
+      async run(s: SqlStatement) {
+        try {
+          return (await client.query(s.sql, s.params)).rowCount ?? 0;
+        } catch (err) {
+          throw fail(err);
+        }
+      },
+      async all(s: SqlStatement) {
+        try {
+          return (await client.query(s.sql, s.params)).rows as RawRow[];
+        } catch (err) {
+          throw fail(err);
+        }
+      },
+    };
+  }
+
+  async transaction<T>(work: (s: SqlSession) => Promise<T>): Promise<T> {
+    const { client, done, lastError } = await this.checkout('BEGIN');
+    let broken: unknown;
+    try {
+      const out = await work(this.session(client, lastError));
+      try {
+        await client.query('COMMIT');
+      } catch (err) {
+        throw this.fail(lastError() ?? err, 'query');
+      }
+      return out;
+    } catch (err) {
+      if (isConnectionGone(lastError() ?? err) || isConnectionGone((err as { cause?: unknown }).cause)) broken = err;
+      else await client.query('ROLLBACK').catch((e: unknown) => (broken = e));
+      throw err;
+    } finally {
+      done(broken);
+    }
+  }
+
+  async read<T>(work: (s: SqlSession) => Promise<T>): Promise<T> {
+    const { client, done, lastError } = await this.checkout(null);
+    let broken: unknown;
+    try {
+      return await work(this.session(client, lastError));
+    } catch (err) {
+      if (isConnectionGone((err as { cause?: unknown }).cause ?? err)) broken = err;
+      throw err;
+    } finally {
+      done(broken);
+    }
+  }
+
+  async *stream(s: SqlStatement, signal?: AbortSignal): AsyncGenerator<RawRow> {
+    const { client, done, lastError } = await this.checkout('BEGIN READ ONLY');
+    let broken: unknown;
+    let open = true; // the transaction is open and must be ended
+    try {
+      try {
+        await client.query(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${s.sql}`, s.params);
+      } catch (err) {
+        throw this.fail(lastError() ?? err, 'query');
+      }
+      const fetch = `FETCH FORWARD ${this.opts.fetchSize} FROM ${CURSOR}`;
+      for (;;) {
+        let rows: RawRow[];
+        try {
+          rows = (await client.query(fetch)).rows as RawRow[];
+        } catch (err) {
+          throw this.fail(lastError() ?? err, 'query');
+        }
+        for (const r of rows) yield r;
+        if (rows.length < this.opts.fetchSize) break;
+        signal?.throwIfAborted();
+      }
+      try {
+        await client.query('COMMIT');
+        open = false;
+      } catch (err) {
+        throw this.fail(lastError() ?? err, 'query');
+      }
+    } catch (err) {
+      if (isConnectionGone(lastError() ?? (err as { cause?: unknown }).cause ?? err)) {
+        broken = err;
+        open = false;
+      }
+      throw err;
+    } finally {
+      // Also reached when the consumer stops early: ROLLBACK closes the cursor.
+      if (open) await client.query('ROLLBACK').catch((e: unknown) => (broken = e));
+      done(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

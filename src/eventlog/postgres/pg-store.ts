@@ -1,0 +1,75 @@
+// A PostgreSQL event database (a central log server's years of events), behind the same
+// EventStore contract as SQLite. evio owns the schema (created on first use, versioned).
+import type { Settings } from '../../settings.js';
+import { evioError } from '../../errors.js';
+import { checkSchemaName } from '../sql/profile.js';
+import { SqlEventStore, type SqlStoreOptions } from '../sql/sql-store.js';
+import type { SqlDriver } from '../sql/driver.js';
+import { PostgresDriver } from './pg-driver.js';
+
+export interface PostgresStoreOptions extends SqlStoreOptions {
+  /** postgres:// URL; absent: the libpq environment variables (PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD). */
+  connectionString?: string;
+  /** How the store is named in messages (`pg:NAME`); default: the URL without its password. */
+  name?: string;
+  /** A schema of its own (created if absent), e.g. an isolated one per test; default: the search_path's. */
+  schema?: string;
+  /** statement_timeout on every connection, ms (settings.statementTimeoutMs). */
+  statementTimeoutMs?: number;
+  connectTimeoutMs?: number;
+  poolSize?: number;
+  /** Rows per FETCH from the server-side cursor. */
+  fetchSize?: number;
+  applicationName?: string;
+}
+
+/** A URL as it may be shown: the password replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/, '$1:***@');
+}
+
+function defaultName(url: string | undefined): string {
+  if (url !== undefined) return redactUrl(url);
+  const e = process.env;
+  return `${e.PGUSER ?? ''}${e.PGUSER ? '@' : ''}${e.PGHOST ?? 'localhost'}:${e.PGPORT ?? '5432'}/${e.PGDATABASE ?? e.PGUSER ?? ''}`;
+}
+
+export class PostgresStore extends SqlEventStore {
+  readonly kind = 'pg' as const;
+  private readonly options: PostgresStoreOptions;
+
+  /** `new PostgresStore('postgres://evio@db.example/events')`, or options (see PostgresStoreOptions). */
+  constructor(urlOrOptions: string | PostgresStoreOptions = {}) {
+    const o = typeof urlOrOptions === 'string' ? { connectionString: urlOrOptions } : urlOrOptions;
+    super(`pg:${o.name ?? defaultName(o.connectionString)}`, { batchSize: o.batchSize ?? 5000, insertRows: o.insertRows ?? 500 });
+    if (o.schema !== undefined) checkSchemaName(o.schema);
+    this.options = o;
+  }
+
+  protected async openDriver(): Promise<SqlDriver> {
+    const o = this.options;
+    return new PostgresDriver({
+      storeName: this.name,
+      connectionString: o.connectionString,
+      schema: o.schema ?? null,
+      statementTimeoutMs: o.statementTimeoutMs ?? 30_000,
+      connectTimeoutMs: o.connectTimeoutMs ?? 10_000,
+      poolSize: o.poolSize ?? 10,
+      fetchSize: o.fetchSize ?? 1000,
+      applicationName: o.applicationName ?? 'evio',
+    });
+  }
+}
+
+/**
+ * The store for `pg:NAME` / `format=db&file=NAME`: NAME is a key of settings.databases holding a
+ * postgres:// URL, or (from the CLI) a URL itself; the statement timeout comes from the settings.
+ */
+export function postgresStoreFromSettings(settings: Settings, nameOrUrl: string, extra: Omit<PostgresStoreOptions, 'connectionString' | 'name' | 'statementTimeoutMs'> = {}): PostgresStore {
+  const isUrl = /^postgres(ql)?:\/\//.test(nameOrUrl);
+  const url = isUrl ? nameOrUrl : settings.databases[nameOrUrl];
+  if (url === undefined || !/^postgres(ql)?:\/\//.test(url)) {
+    throw evioError('QUERY_UNKNOWN_DATABASE', `pg:${isUrl ? redactUrl(nameOrUrl) : nameOrUrl} is not a postgres:// URL or a PostgreSQL database named in the settings' "databases"`);
+  }
+  return new PostgresStore({ ...extra, connectionString: url, name: isUrl ? redactUrl(url) : nameOrUrl, statementTimeoutMs: settings.statementTimeoutMs });
+}

@@ -1,0 +1,193 @@
+// Appends on a database, planned once for every driver. Per batch (one transaction):
+//   1. read the last recnum (under the writer lock) and which given recnums already exist;
+//   2. assign recnums exactly as the reference store does (planBatch);
+//   3. insert the new rows (insertStatements);
+//   4. re-link the finish merge for the uniqueids the batch touched (recomputeFinishesSql): every
+//      A/K row's finish is the first F after it with its uniqueid, whatever order copies arrive in.
+import { evioError } from '../../errors.js';
+import { normalizeNewEvent } from '../record.js';
+import type { NewEvent, StoredEvent } from '../types.js';
+import type { SqlProfile } from './profile.js';
+import { EVENT_COLUMNS } from './schema.js';
+import { chunks, inList, statement, type SqlStatement } from './statement.js';
+
+/** Fields stored in indexed text columns: they must be text a database can hold and compare. */
+const COLUMN_TEXT_FIELDS = ['uniqueid', 'submituser', 'submithost', 'runuser', 'runhost', 'runcommand', 'exitstatus'] as const;
+const NOT_STORABLE = /[\u0000\p{Cs}]/u;
+
+/**
+ * normalizeNewEvent, plus what a database cannot store: a NUL (PostgreSQL text refuses it,
+ * SQLite's GLOB stops at it) or a lone surrogate (not encodable as UTF-8: a driver would store
+ * U+FFFD, and filters would then disagree with the record). Refused the same on every database.
+ */
+export function prepareEvent(ev: NewEvent, index: number): NewEvent {
+  const out = normalizeNewEvent(ev, index);
+  for (const f of COLUMN_TEXT_FIELDS) {
+    const v = out[f];
+    if (typeof v === 'string' && NOT_STORABLE.test(v)) {
+      throw evioError('STORE_BAD_RECORD', `record ${index + 1}: ${f} holds a NUL character or an unpaired surrogate, which a database cannot store`);
+    }
+  }
+  return out;
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** The stored record (recnum first, then normalizeNewEvent's canonical order). */
+export function storedRecord(ev: NewEvent, recnum: number): StoredEvent {
+  const { recnum: _given, ...rest } = ev;
+  return { recnum, ...rest } as StoredEvent;
+}
+
+/** Column values of a new row, in EVENT_COLUMNS order; A/K finish columns start empty. */
+export function eventColumnValues(rec: StoredEvent): unknown[] {
+  let json: string;
+  try {
+    json = JSON.stringify(rec);
+  } catch (err) {
+    throw evioError('STORE_BAD_RECORD', `record ${rec.recnum} cannot be stored as JSON: ${(err as Error).message}`);
+  }
+  const accept = rec.etype === 'A' || rec.etype === 'K';
+  const exitstatus = str(rec.exitstatus);
+  return [
+    rec.recnum, rec.uniqueid, rec.etype, rec.time,
+    str(rec.submituser), str(rec.submithost), str(rec.runuser), str(rec.runhost), str(rec.runcommand),
+    exitstatus,
+    rec.etype === 'F' ? rec.time : null,
+    null,
+    accept ? null : exitstatus,
+    null,
+    json,
+  ];
+}
+
+/** Given recnums at or below `last` that may already be stored (the rest cannot be). */
+export function recnumsToCheck(batch: readonly NewEvent[], last: number): number[] {
+  const out = new Set<number>();
+  for (const ev of batch) if (ev.recnum !== undefined && ev.recnum <= last) out.add(ev.recnum);
+  return [...out];
+}
+
+export interface BatchPlan {
+  /** Records to insert, with their recnums. */
+  rows: StoredEvent[];
+  /** Records skipped because their recnum is already stored (or earlier in the batch). */
+  skipped: number;
+  /** uniqueids whose finish links may have changed. */
+  uniqueids: string[];
+  /** The last recnum before the batch (a measure of the table's size). */
+  lastBefore: number;
+}
+
+/**
+ * The reference store's rules: no recnum -> last + 1; a recnum that exists -> skipped. Unlike
+ * the reference (and flat files), a database takes a recnum lower than the last one as long as
+ * it is not present: its finish links are re-derived, so an out-of-order copy ends up as if the
+ * records had arrived in recnum order.
+ */
+export function planBatch(batch: readonly NewEvent[], last: number, existing: ReadonlySet<number>): BatchPlan {
+  const lastBefore = last;
+  const taken = new Set(existing);
+  const rows: StoredEvent[] = [];
+  const uids = new Set<string>();
+  let skipped = 0;
+  for (const ev of batch) {
+    const recnum = ev.recnum ?? last + 1;
+    if (taken.has(recnum)) {
+      skipped++;
+      continue;
+    }
+    taken.add(recnum);
+    if (recnum > last) last = recnum;
+    const rec = storedRecord(ev, recnum);
+    rows.push(rec);
+    if (rec.etype !== 'R') uids.add(rec.uniqueid);
+  }
+  return { rows, skipped, uniqueids: [...uids], lastBefore };
+}
+
+export function lastRecnumSql(p: SqlProfile): string {
+  return `SELECT COALESCE(MAX(recnum), 0) AS last FROM ${p.events}`;
+}
+
+export function existingRecnumsStatements(p: SqlProfile, recnums: readonly number[]): SqlStatement[] {
+  return chunks(recnums, p.arrayParams ? 10000 : p.maxParams).map((c) =>
+    statement(p, (b) => `SELECT recnum FROM ${p.events} WHERE ${inList(p, 'recnum', c, b, 'bigint')}`),
+  );
+}
+
+/** PostgreSQL types of EVENT_COLUMNS, for array parameters. */
+const PG_COLUMN_TYPES: Record<(typeof EVENT_COLUMNS)[number], string> = {
+  recnum: 'bigint', uniqueid: 'text', etype: 'text', time: 'float8', submituser: 'text', submithost: 'text', runuser: 'text',
+  runhost: 'text', runcommand: 'text', exitstatus: 'text', exittime: 'float8', fin_recnum: 'bigint', merged_exitstatus: 'text',
+  merged_exittime: 'float8', record: 'text',
+};
+
+/**
+ * INSERTs for the rows: with array parameters (node-postgres) one statement per 5000 rows, a
+ * column per array, so the statement text never grows; else multi-row VALUES lists, each under
+ * the profile's parameter bound.
+ */
+export function insertStatements(p: SqlProfile, rows: readonly StoredEvent[], maxRows = 500): SqlStatement[] {
+  if (p.arrayParams) {
+    return chunks(rows, 5000).map((c) =>
+      statement(p, (b) => {
+        const values = c.map(eventColumnValues);
+        const columns = EVENT_COLUMNS.map((_, i) => values.map((v) => v[i]));
+        const arrays = EVENT_COLUMNS.map((name, i) => `${b.bind(columns[i])}::${PG_COLUMN_TYPES[name]}[]`);
+        return `INSERT INTO ${p.events} (${EVENT_COLUMNS.join(', ')}) SELECT * FROM unnest(${arrays.join(', ')})`;
+      }),
+    );
+  }
+  const perRow = EVENT_COLUMNS.length;
+  const size = Math.max(1, Math.min(maxRows, Math.floor(p.maxParams / perRow)));
+  return chunks(rows, size).map((c) =>
+    statement(p, (b) => {
+      const values = c.map((rec) => `(${eventColumnValues(rec).map((v) => b.bind(v)).join(', ')})`);
+      return `INSERT INTO ${p.events} (${EVENT_COLUMNS.join(', ')}) VALUES ${values.join(', ')}`;
+    }),
+  );
+}
+
+/**
+ * Re-derives the finish of the A/K rows a selector picks: fin_recnum = the first F after the row
+ * with its uniqueid, and the merged exit columns from that F (NULL when none). Only rows whose
+ * link changes are written (recnums are >= 1, so 0 stands for "none"). `events` in the
+ * correlated subqueries is the UPDATE target (the inner tables are aliased). The etype test is
+ * written so that no planner picks the (unselective) etype index over the selector's: a bulk
+ * copy into a table without fresh statistics would otherwise scan every accept per batch.
+ */
+export function recomputeFinishesSql(p: SqlProfile, selector: string): string {
+  const E = p.events;
+  const next = `SELECT MIN(g.recnum) FROM ${E} g WHERE g.uniqueid = events.uniqueid AND g.etype = 'F' AND g.recnum > events.recnum`;
+  return `UPDATE ${E} SET
+  fin_recnum = (${next}),
+  merged_exitstatus = (SELECT f.exitstatus FROM ${E} f WHERE f.recnum = (${next})),
+  merged_exittime = (SELECT f.time FROM ${E} f WHERE f.recnum = (${next}))
+WHERE ${selector} AND COALESCE(etype, '') IN ('A', 'K') AND COALESCE(fin_recnum, 0) <> COALESCE((${next}), 0)`;
+}
+
+/**
+ * The same re-link in PostgreSQL's UPDATE ... FROM form: the next F is looked up once per row
+ * (not once per assigned column), and the finish's columns come from one join.
+ */
+function recomputeFinishesPg(p: SqlProfile, selector: string): string {
+  const E = p.events;
+  return `UPDATE ${E} AS e SET fin_recnum = n.fin, merged_exitstatus = f.exitstatus, merged_exittime = f.time
+FROM (SELECT a.recnum, (SELECT MIN(g.recnum) FROM ${E} g WHERE g.uniqueid = a.uniqueid AND g.etype = 'F' AND g.recnum > a.recnum) AS fin
+      FROM ${E} a WHERE ${selector} AND COALESCE(a.etype, '') IN ('A', 'K')) AS n
+LEFT JOIN ${E} f ON f.recnum = n.fin
+WHERE e.recnum = n.recnum AND e.fin_recnum IS DISTINCT FROM n.fin`;
+}
+
+/** Re-links the A/K rows of these uniqueids. */
+export function recomputeForUniqueids(p: SqlProfile, uniqueids: readonly string[]): SqlStatement[] {
+  return chunks(uniqueids, p.arrayParams ? 5000 : Math.min(p.maxParams, 500)).map((c) =>
+    statement(p, (b) => (p.flavor === 'pg' ? recomputeFinishesPg(p, inList(p, 'a.uniqueid', c, b, 'text')) : recomputeFinishesSql(p, inList(p, 'uniqueid', c, b, 'text')))),
+  );
+}
+
+/** Re-links the rows a delete marked (fin_recnum negated). */
+export function relinkMarkedSql(p: SqlProfile): string {
+  return p.flavor === 'pg' ? recomputeFinishesPg(p, 'a.fin_recnum < 0') : recomputeFinishesSql(p, 'fin_recnum < 0');
+}

@@ -1,0 +1,141 @@
+// The SELECT that answers an EventQuery, and what is finished in memory around it: pattern
+// filters the dialect cannot express and, then (or on a DBMS without a paging syntax), the
+// skip/limit paging, applied while the rows stream by in the order SQL already gave them.
+import { patternValue } from '../filter.js';
+import type { EventQuery, EventRow, PatternField, QueryOptions, ScanStats, StoredEvent } from '../types.js';
+import { isStoredEvent } from '../record.js';
+import type { SqlProfile } from './profile.js';
+import { statement, type SqlStatement } from './statement.js';
+import { compileFilter, exitColumns, orderColumn } from './where.js';
+
+/** Columns whose NULLs need an explicit place in the order (the others are NOT NULL). */
+const NULLABLE_ORDER = new Set(['submituser', 'submithost', 'runuser', 'runhost', 'runcommand', 'exitstatus', 'exittime', 'merged_exitstatus', 'merged_exittime']);
+
+export interface SelectPlan extends SqlStatement {
+  /** Pattern filters finished in memory. */
+  residual: PatternField[];
+  /** Paging left to memory: rows to skip and the most to return; null = SQL pages. */
+  memoryPaging: { skip: number; limit: number } | null;
+}
+
+/** A double column as the driver must read it (exact text where the driver would round). */
+export function readDouble(p: SqlProfile, column: string): string {
+  return p.doublesAsText ? `CASE WHEN ${column} IS NULL THEN NULL ELSE printf('%!.17g', ${column}) END` : column;
+}
+
+function orderBy(q: EventQuery, p: SqlProfile): string {
+  const dir = q.direction === 'desc' ? 'DESC' : 'ASC';
+  if (q.order === 'recnum') return `ORDER BY recnum ${dir}`;
+  const c = orderColumn(q.order, q.dump);
+  // NULL sorts as the smallest value: first ascending, last descending. Ties: recnum ascending.
+  if (!NULLABLE_ORDER.has(c) || p.nulls === 'smallest') return `ORDER BY ${c} ${dir}, recnum ASC`;
+  if (p.nulls === 'explicit') return `ORDER BY ${c} ${dir} NULLS ${dir === 'ASC' ? 'FIRST' : 'LAST'}, recnum ASC`;
+  return `ORDER BY CASE WHEN ${c} IS NULL THEN 0 ELSE 1 END ${dir}, ${c} ${dir}, recnum ASC`;
+}
+
+/** The statement answering `q` (byteOffset is a flat-file notion and is ignored). */
+export function buildSelect(q: EventQuery, p: SqlProfile): SelectPlan {
+  let residual: PatternField[] = [];
+  let memoryPaging: SelectPlan['memoryPaging'] = null;
+  const stmt = statement(p, (params) => {
+    const exit = exitColumns(q.dump);
+    const filter = compileFilter(q, p, params);
+    residual = filter.residual;
+    let sql = `SELECT recnum, record, ${exit.exitstatus} AS x_exitstatus, ${readDouble(p, exit.exittime)} AS x_exittime FROM ${p.events} WHERE ${filter.where} ${orderBy(q, p)}`;
+    if (residual.length > 0 || p.paging === 'memory') {
+      memoryPaging = { skip: q.skip, limit: q.limit };
+    } else if (p.paging === 'limit-offset') {
+      sql += ` LIMIT ${params.bind(q.limit)} OFFSET ${params.bind(q.skip)}`;
+    } else {
+      sql += ` OFFSET ${params.bind(q.skip)} ROWS FETCH NEXT ${params.bind(q.limit)} ROWS ONLY`;
+    }
+    return sql;
+  });
+  return { ...stmt, residual, memoryPaging };
+}
+
+/** One result row as the drivers return it (some DBMSes upper-case unquoted names). */
+export type RawRow = Record<string, unknown>;
+
+function field(raw: RawRow, name: string): unknown {
+  return name in raw ? raw[name] : raw[name.toUpperCase()];
+}
+
+function toNumberOrNull(v: unknown): number | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  const n = Number(v);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** A result row as an EventRow; null when its record is not valid JSON of an event (counted). */
+export function decodeRow(raw: RawRow): EventRow | null {
+  const text = field(raw, 'record');
+  let rec: unknown;
+  try {
+    rec = JSON.parse(typeof text === 'string' ? text : String(text));
+  } catch {
+    return null;
+  }
+  if (!isStoredEvent(rec)) return null;
+  const status = field(raw, 'x_exitstatus');
+  return {
+    rec: rec as StoredEvent,
+    exitstatus: typeof status === 'string' ? status : null,
+    exittime: toNumberOrNull(field(raw, 'x_exittime')),
+  };
+}
+
+/** Reads one stored record's JSON by recnum. */
+export function recordByRecnumSql(p: SqlProfile, recnum: number): SqlStatement {
+  return statement(p, (b) => `SELECT record FROM ${p.events} WHERE recnum = ${b.bind(recnum)}`);
+}
+
+/**
+ * Streams decoded rows through what SQL left undone: residual pattern filters, then paging.
+ * Stops pulling (so the driver closes its cursor) as soon as the limit is reached.
+ */
+export async function* finishRows(
+  raws: AsyncIterable<RawRow>,
+  q: EventQuery,
+  plan: SelectPlan,
+  stats: ScanStats,
+  opts: QueryOptions = {},
+  refetch?: (recnum: number) => Promise<string | null>,
+): AsyncGenerator<EventRow> {
+  const paging = plan.memoryPaging;
+  let toSkip = paging?.skip ?? 0;
+  let left = paging?.limit ?? Number.POSITIVE_INFINITY;
+  if (left <= 0) return;
+  for await (const raw of raws) {
+    opts.signal?.throwIfAborted();
+    let row = decodeRow(raw);
+    if (row === null && refetch) {
+      // A driver that reads rows in blocks into fixed-size buffers cuts long text (a cut JSON
+      // object is never valid JSON): read that one record again, on its own.
+      const recnum = toNumberOrNull(field(raw, 'recnum'));
+      const record = recnum === null ? null : await refetch(recnum);
+      if (record !== null) row = decodeRow({ ...raw, record });
+    }
+    if (row === null) {
+      stats.malformed++;
+      continue;
+    }
+    let keep = true;
+    for (const f of plan.residual) {
+      const v = patternValue(row, f);
+      if (v === null || !q.patterns[f]!.test(v)) {
+        keep = false;
+        break;
+      }
+    }
+    if (!keep) continue;
+    if (toSkip > 0) {
+      toSkip--;
+      continue;
+    }
+    yield row;
+    if (--left <= 0) return;
+  }
+}

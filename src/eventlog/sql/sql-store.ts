@@ -1,0 +1,184 @@
+// The EventStore contract on top of any SqlDriver: SQLite, PostgreSQL and ODBC stores are this
+// class plus their driver. Everything about meaning (filters, finish merge, paging, recnum
+// rules) is decided here and in the builders beside it, once for all three.
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { AppendResult, DeleteResult, EventFilter, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats, StoreKind } from '../types.js';
+import { existingRecnumsStatements, insertStatements, lastRecnumSql, planBatch, prepareEvent, recnumsToCheck, recomputeForUniqueids, type BatchPlan } from './append-plan.js';
+import { deleteStatements, filterPredicate, recnumPredicate, relinkMarkedStatement } from './delete-plan.js';
+import { column, type SqlDriver, type SqlSession } from './driver.js';
+import { ensureSchema } from './ensure-schema.js';
+import { buildSelect, finishRows, recordByRecnumSql } from './select.js';
+import { chunks } from './statement.js';
+
+export interface SqlStoreOptions {
+  /** Records per append transaction. */
+  batchSize?: number;
+  /** Rows per multi-row INSERT. */
+  insertRows?: number;
+}
+
+export abstract class SqlEventStore implements EventStore {
+  abstract readonly kind: StoreKind;
+  readonly stats: ScanStats = { malformed: 0 };
+  private opening: Promise<SqlDriver> | null = null;
+  private readonly batchSize: number;
+  private readonly insertRows: number;
+
+  protected constructor(
+    readonly name: string,
+    options: SqlStoreOptions = {},
+  ) {
+    this.batchSize = options.batchSize ?? 5000;
+    this.insertRows = options.insertRows ?? 500;
+  }
+
+  /** Opens the driver (connection, pool, module); the schema is checked by ready(). */
+  protected abstract openDriver(): Promise<SqlDriver>;
+
+  /** The driver with the schema ensured; a failed open is retried by the next call. */
+  protected ready(): Promise<SqlDriver> {
+    if (!this.opening) {
+      const opening = (async () => {
+        const d = await this.openDriver();
+        try {
+          await ensureSchema(d, this.name);
+        } catch (err) {
+          await d.close().catch(() => {});
+          throw err;
+        }
+        return d;
+      })();
+      this.opening = opening;
+      opening.catch(() => {
+        if (this.opening === opening) this.opening = null;
+      });
+    }
+    return this.opening;
+  }
+
+  /** Opens the database now (creating the schema) instead of on first use. */
+  async open(): Promise<this> {
+    await this.ready();
+    return this;
+  }
+
+  async *query(q: EventQuery, opts: QueryOptions = {}): AsyncGenerator<EventRow> {
+    this.stats.malformed = 0;
+    if (q.limit <= 0) return;
+    opts.signal?.throwIfAborted();
+    const d = await this.ready();
+    const plan = buildSelect(q, d.profile);
+    const refetch = async (recnum: number) => {
+      const v = column((await d.read((s) => s.all(recordByRecnumSql(d.profile, recnum))))[0], 'record');
+      return typeof v === 'string' ? v : null;
+    };
+    yield* finishRows(d.stream(plan, opts.signal), q, plan, this.stats, opts, refetch);
+  }
+
+  async append(events: Iterable<NewEvent> | AsyncIterable<NewEvent>, opts: QueryOptions = {}): Promise<AppendResult> {
+    const d = await this.ready();
+    const res: AppendResult = { first: null, last: null, count: 0, skipped: 0 };
+    let batch: NewEvent[] = [];
+    // A bulk load outgrows the planner's statistics of a young table: refresh them each time the
+    // rows written since the last refresh reach the table's size then (a few times per load;
+    // autovacuum keeps large tables' statistics fresh by itself).
+    let sinceAnalyze = 0;
+    let sizeAtAnalyze: number | null = null;
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const b = batch;
+      batch = [];
+      opts.signal?.throwIfAborted();
+      const plan = await d.transaction((s) => this.writeBatch(d, s, b));
+      res.skipped += plan.skipped;
+      for (const r of plan.rows) {
+        res.first ??= r.recnum;
+        res.last = r.recnum;
+        res.count++;
+      }
+      sizeAtAnalyze ??= plan.lastBefore;
+      sinceAnalyze += plan.rows.length;
+      if (d.profile.analyzeSql && sinceAnalyze >= Math.max(10_000, sizeAtAnalyze)) {
+        await d.read((s) => s.run({ sql: d.profile.analyzeSql!, params: [] }));
+        sizeAtAnalyze += sinceAnalyze;
+        sinceAnalyze = 0;
+      }
+      await nextTurn(); // a long copy lets the event loop breathe between transactions
+    };
+    let index = 0;
+    for await (const ev of events) {
+      let prepared: NewEvent;
+      try {
+        prepared = prepareEvent(ev, index++);
+      } catch (err) {
+        // As the reference store does: records before the bad one are written.
+        await flush();
+        throw err;
+      }
+      batch.push(prepared);
+      if (batch.length >= this.batchSize) await flush();
+    }
+    await flush();
+    return res;
+  }
+
+  private async writeBatch(d: SqlDriver, s: SqlSession, batch: NewEvent[]): Promise<BatchPlan> {
+    const p = d.profile;
+    if (p.writeLockSql) await s.run({ sql: p.writeLockSql, params: [] });
+    const last = Number(column((await s.all({ sql: lastRecnumSql(p), params: [] }))[0], 'last') ?? 0);
+    const existing = new Set<number>();
+    for (const st of existingRecnumsStatements(p, recnumsToCheck(batch, last))) {
+      for (const r of await s.all(st)) existing.add(Number(column(r, 'recnum')));
+    }
+    const plan = planBatch(batch, last, existing);
+    for (const st of insertStatements(p, plan.rows, this.insertRows)) await s.run(st);
+    for (const st of recomputeForUniqueids(p, plan.uniqueids)) await s.run(st);
+    return plan;
+  }
+
+  async delete(filter: EventFilter, opts: QueryOptions = {}): Promise<DeleteResult> {
+    const d = await this.ready();
+    const p = d.profile;
+    const where = filterPredicate(filter, p);
+    let predicates;
+    if (where) {
+      predicates = [where];
+    } else {
+      // Part of the filter is finished in memory (a DBMS without class wildcards): find the
+      // matching recnums by streaming the query, then delete those by recnum.
+      const recnums: number[] = [];
+      const all: EventQuery = { ...filter, skip: 0, byteOffset: 0, limit: Number.MAX_SAFE_INTEGER, verbose: false, order: 'recnum', direction: 'asc' };
+      for await (const row of this.query(all, opts)) recnums.push(row.rec.recnum);
+      if (recnums.length === 0) return { deleted: 0 };
+      predicates = chunks(recnums, Math.max(1, Math.floor(p.maxParams / 4))).map(recnumPredicate);
+    }
+    opts.signal?.throwIfAborted();
+    const deleted = await d.transaction(async (s) => {
+      if (p.writeLockSql) await s.run({ sql: p.writeLockSql, params: [] });
+      let n = 0;
+      for (const pred of predicates) {
+        for (const st of deleteStatements(p, pred, filter.dump)) {
+          const changed = await s.run(st);
+          if (st.counts) n += changed;
+        }
+      }
+      await s.run(relinkMarkedStatement(p));
+      opts.signal?.throwIfAborted(); // cancelled before commit: nothing is deleted
+      return n;
+    });
+    return { deleted };
+  }
+
+  async lastRecnum(): Promise<number> {
+    const d = await this.ready();
+    const rows = await d.read((s) => s.all({ sql: lastRecnumSql(d.profile), params: [] }));
+    return Number(column(rows[0], 'last') ?? 0);
+  }
+
+  /** Closes connections; a later call opens them again. */
+  async close(): Promise<void> {
+    const opening = this.opening;
+    this.opening = null;
+    if (opening) await (await opening.catch(() => null))?.close();
+  }
+}

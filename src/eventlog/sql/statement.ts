@@ -1,0 +1,29 @@
+// A statement with its bound parameters, built for one profile's placeholder style.
+import { SqlParams } from '../sql-wildcard.js';
+import type { SqlProfile } from './profile.js';
+
+export interface SqlStatement {
+  sql: string;
+  params: unknown[];
+}
+
+/** Builds SQL text and its parameters together, so placeholders and values cannot drift apart. */
+export function statement(p: SqlProfile, build: (params: SqlParams) => string): SqlStatement {
+  const params = new SqlParams(p.placeholders);
+  const sql = build(params);
+  return { sql, params: params.values };
+}
+
+/** `column IN (?, ...)`, or `column = ANY($n)` with one array parameter where the driver binds arrays. */
+export function inList(p: SqlProfile, column: string, values: readonly unknown[], params: SqlParams, sqlType: 'bigint' | 'text'): string {
+  if (values.length === 0) return '1 = 0';
+  if (p.arrayParams) return `${column} = ANY(${params.bind(values)}::${sqlType}[])`;
+  return `${column} IN (${values.map((v) => params.bind(v)).join(', ')})`;
+}
+
+/** Splits a list so that each statement stays under the profile's parameter bound. */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
