@@ -5,12 +5,14 @@ import { evioError } from '../errors.js';
 import { parseEventDelete, parseEventQuery, parseLegacyQuery, type Params } from './query.js';
 import { shapeEvent, shapeLegacyEvent, type ReturnedEvent } from './shape.js';
 import { openRequestStore, openStoreByName } from './stores.js';
-import type { AppendResult, DeleteResult, EventFilter, EventQuery, EventStore, NewEvent, StoredEvent } from './types.js';
+import type { AppendResult, DeleteResult, EventFilter, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats, StoredEvent } from './types.js';
 
 export interface EventAnswer<T> {
   store: EventStore;
   /** Shaped records, streamed. */
   events: AsyncIterable<T>;
+  /** This query's counters, final once `events` is exhausted. */
+  stats: ScanStats;
 }
 
 /** GET /REST/v2.0/events: validated, opened and streamed. Errors before the first record throw. */
@@ -18,7 +20,8 @@ export async function queryEvents(engine: Engine, params: Params, signal?: Abort
   const tz = engine.settings.timezone;
   const { store: ref, query } = parseEventQuery(params, tz);
   const store = await openRequestStore(engine, ref);
-  return { store, events: shapeRows(store, query, signal, (row) => shapeEvent(row, query.verbose, tz)) };
+  const stats: ScanStats = { malformed: 0 };
+  return { store, stats, events: shapeRows(store, query, { signal, stats }, (row) => shapeEvent(row, query.verbose, tz)) };
 }
 
 /** GET /REST/events: the legacy flat-file listing. */
@@ -26,12 +29,14 @@ export async function queryLegacyEvents(engine: Engine, params: Params, signal?:
   const tz = engine.settings.timezone;
   const { store: ref, query } = parseLegacyQuery(params, tz);
   const store = await openRequestStore(engine, ref);
-  return { store, events: shapeRows(store, query, signal, (row) => shapeLegacyEvent(row, tz)) };
+  const stats: ScanStats = { malformed: 0 };
+  return { store, stats, events: shapeRows(store, query, { signal, stats }, (row) => shapeLegacyEvent(row, tz)) };
 }
 
-async function* shapeRows<T>(store: EventStore, q: EventQuery, signal: AbortSignal | undefined, shape: (r: import('./types.js').EventRow) => T): AsyncIterable<T> {
+async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: AbortSignal | undefined; stats: ScanStats }, shape: (r: EventRow) => T): AsyncIterable<T> {
   if (q.limit === 0) return;
-  for await (const row of store.query(q, signal ? { signal } : {})) yield shape(row);
+  const o: QueryOptions = opts.signal ? { signal: opts.signal, stats: opts.stats } : { stats: opts.stats };
+  for await (const row of store.query(q, o)) yield shape(row);
 }
 
 /** DELETE /REST/v2.0/events. */

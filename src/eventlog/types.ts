@@ -80,6 +80,11 @@ export interface EventQuery extends EventFilter {
 
 export interface QueryOptions {
   signal?: AbortSignal;
+  /**
+   * Counters of this query (malformed lines skipped). Pass one per query when a store serves
+   * concurrent queries; without it the store's own `stats` (the last query's) is used.
+   */
+  stats?: ScanStats;
 }
 
 export interface AppendResult {

@@ -69,12 +69,13 @@ export class FlatFileStore implements EventStore {
       const source = fileSource(fh);
       const { size } = await fh.stat();
       await checkByteOffset(source, size, q.byteOffset, this.path);
-      this.stats.malformed = 0;
+      const stats = opts.stats ?? this.stats;
+      stats.malformed = 0;
       yield* scanRows(source, q, {
         sizeHint: size - q.byteOffset,
         maxOpenAccepts: this.maxOpenAccepts,
         signal: opts.signal,
-        stats: this.stats,
+        stats,
         ...(this.readSize === undefined ? {} : { readSize: this.readSize }),
       });
     } catch (err) {

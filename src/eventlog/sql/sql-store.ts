@@ -63,7 +63,8 @@ export abstract class SqlEventStore implements EventStore {
   }
 
   async *query(q: EventQuery, opts: QueryOptions = {}): AsyncGenerator<EventRow> {
-    this.stats.malformed = 0;
+    const stats = opts.stats ?? this.stats;
+    stats.malformed = 0;
     if (q.limit <= 0) return;
     opts.signal?.throwIfAborted();
     const d = await this.ready();
@@ -72,7 +73,7 @@ export abstract class SqlEventStore implements EventStore {
       const v = column((await d.read((s) => s.all(recordByRecnumSql(d.profile, recnum))))[0], 'record');
       return typeof v === 'string' ? v : null;
     };
-    yield* finishRows(d.stream(plan, opts.signal), q, plan, this.stats, opts, refetch);
+    yield* finishRows(d.stream(plan, opts.signal), q, plan, stats, opts, refetch);
   }
 
   async append(events: Iterable<NewEvent> | AsyncIterable<NewEvent>, opts: QueryOptions = {}): Promise<AppendResult> {

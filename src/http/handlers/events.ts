@@ -37,8 +37,8 @@ export const eventRoutes: Route[] = [
     summary: 'Query event log records',
     params: QUERY_PARAMS,
     async handler(req, engine) {
-      const { store, events } = await queryEvents(engine, req.query, req.signal);
-      return jsonArrayResponse('events', events, {}, () => (store.kind === 'ff' ? { malformed: store.stats.malformed } : {}));
+      const { store, events, stats } = await queryEvents(engine, req.query, req.signal);
+      return jsonArrayResponse('events', events, {}, () => (store.kind === 'ff' ? { malformed: stats.malformed } : {}));
     },
   },
   {
