@@ -68,6 +68,8 @@ export const ERRORS = {
   STORE_SQLITE: def(1206, 500, 'The SQLite event database answered an error', 'The message names the file and SQLite\'s error.'),
   STORE_READONLY: def(1207, 403, 'The store cannot be written through this door', 'Write through another store kind, or open it read-write.'),
   STORE_SCHEMA: def(1208, 500, 'The database schema is newer than this evio or not an evio schema', 'Upgrade evio, or point it at its own database.'),
+  // 1240-1259: flat-file specifics
+  STORE_LINE_TOO_LONG: def(1240, 422, 'A line of a flat-file event log is longer than the reader\'s bound, so a rewrite cannot copy it', 'The line is not an event evio wrote (queries skip it as malformed); remove or split it, then delete again.'),
 
   // ---- 1300-1399 PostgreSQL, ODBC
   PG_CONNECT: def(1300, 503, 'The PostgreSQL event database cannot be reached or refused the login', 'Check the URL or libpq variables for the named store, and that the server runs.'),
@@ -97,9 +99,40 @@ export const ERRORS = {
   IOLOG_BAD_ASCIICAST: def(1415, 422, 'The asciicast file has no valid header line', 'Give an asciicast v1, v2 or v3 file as written by asciinema.'),
   IOLOG_WORKER: def(1416, 500, 'The I/O log worker pool failed or its compiled entry is missing', 'Run npm run build (the workers load dist/worker/); the message names the failure.'),
   IOLOG_BAD_EXPORT_FORMAT: def(1417, 400, 'Unknown export format', 'Use --format asciicast.'),
+  IOLOG_NOT_A_DIRECTORY: def(1418, 400, 'path names something that is not a directory', 'Give path as a directory under an I/O log root; use file= to read a session.'),
   // ---- 1500-1599 replay
+  REPLAY_TERM_UNKNOWN: def(1500, 400, 'No terminfo entry for the terminal type, and no built-in one', 'Give term= a type the system terminfo database has (infocmp TYPE), or xterm, xterm-256color, vt100, linux or screen.'),
+  REPLAY_TERM_BAD_NAME: def(1501, 400, 'The terminal type name is not a valid terminfo name', 'Use a plain name such as xterm-256color: no "/", no control characters, at most 128 characters.'),
+  REPLAY_TERMINFO_CORRUPT: def(1502, 500, 'A compiled terminfo file is truncated or malformed', 'Reinstall the terminfo entry named in the message (or remove it to use the built-in one).'),
   // ---- 1600-1699 HTTP service
+  HTTP_BODY_TOO_LARGE: def(1600, 413, 'The request body is larger than the service accepts (1 MiB)', 'Send a smaller body; queries take their filters in the query string.'),
+  HTTP_BAD_BODY: def(1601, 400, 'The request body is not valid JSON', 'Send a JSON body with content-type application/json, or no body.'),
+  HTTP_UNSUPPORTED_MEDIA_TYPE: def(1602, 415, 'The request body has a content type other than JSON', 'Send content-type application/json, or no body.'),
+  HTTP_BAD_REQUEST: def(1603, 400, 'The HTTP request is malformed (bad URL encoding, bad header, too many parameters)', 'Send a well-formed request; the message names what was refused.'),
+  HTTP_RATE_LIMITED: def(1604, 429, 'The app made more calls than its rate limit allows', 'Wait the number of seconds in the Retry-After header; raise rateLimit for the app in the keystore (evio keys add --rate-limit).'),
+  HTTP_ROUTE_FORBIDDEN: def(1605, 403, 'The authenticated app may not call this route (not in its routes list, or a writing route for a read-only app)', 'Call a route the app is allowed, or change the app in the keystore (docs/auth.md).'),
+  KEYSTORE_INSECURE: def(1606, 500, 'The keystore file can be read or written by group or others, or is not a regular file', 'chmod 600 the keystore file named in the message.'),
+  KEYSTORE_INVALID: def(1607, 500, 'The keystore file cannot be read or is not a valid keystore', 'Fix or recreate the file named in the message (docs/auth.md gives the format; evio keys add creates one).'),
+  KEYSTORE_UNKNOWN_APP: def(1608, 404, 'The keystore has no app of this appid', 'Run evio keys list to see the appids.'),
+  KEYSTORE_APP_EXISTS: def(1609, 409, 'The keystore already has an app of this appid', 'Choose another appid, or evio keys rotate it.'),
+  LISTEN_INSECURE: def(1610, 500, 'Plain HTTP was asked for on an address that is not loopback', 'Configure tls (cert and key), listen on 127.0.0.1, or set allowInsecure / --allow-insecure.'),
+  TLS_UNREADABLE: def(1611, 500, 'The TLS certificate or key cannot be read or used', 'Check the tls.cert and tls.key paths and that they hold a PEM certificate and its private key.'),
+  LISTEN_FAILED: def(1612, 500, 'The service cannot listen on the configured address', 'The message names the system error; pick another port or host, or stop what uses it.'),
+  REST_CLIENT: def(1613, 502, 'evio rest could not reach the service or its answer was not JSON', 'Check --url, that evio serve runs, and --insecure for a self-signed certificate.'),
+  HTTP_HEADERS_TOO_LARGE: def(1614, 431, 'The request line or headers are larger than the service accepts', 'Send a shorter URL (fewer or shorter parameters) and fewer headers.'),
   // ---- 1700-1799 batch jobs
+  JOB_SOURCE_UNREADABLE: def(1700, 400, 'The file to import cannot be opened or read', 'Check the path and its permissions; the message names the system error.'),
+  IMPORT_UNKNOWN_FORMAT: def(1701, 400, 'Unknown import format', 'Use --from sudo-json or --from sudo-text.'),
+  IMPORT_NOT_RECOGNISED: def(1702, 422, 'The file does not look like a sudo event log of the format given', 'Check --from: sudo-json reads the pretty and compact JSON framings and @cee: syslog lines, sudo-text the classic text log (file or syslog).'),
+  IMPORT_STOPPED: def(1703, 422, 'The import stopped at data that cannot be parsed before the end of the file; every whole event before it was imported', 'The message names the byte offset and line: repair or cut the file there and import again (a re-import adds only what is missing).'),
+  EXPORT_UNKNOWN_FORMAT: def(1704, 400, 'Unknown export format', 'Use --format ndjson, csv or json.'),
+  EXPORT_OUTPUT: def(1705, 500, 'The export output file cannot be written', 'Check the folder, its permissions and free space; the message names the system error.'),
+  PURGE_NOT_CONFIRMED: def(1706, 409, 'A purge was neither confirmed on a terminal nor given --yes', 'Run it with --dry-run to see what would go, then again with --yes.'),
+  JOB_BAD_DURATION: def(1707, 400, 'An age such as --older-than is not a duration', 'Give a whole number with a unit: 90d, 12h, 30m, 2w, 3600s.'),
+  JOB_BAD_SIZE: def(1708, 400, 'A size such as --max-size is not a size', 'Give bytes, or a number with K, M, G or T (powers of 1024): 1G, 500M.'),
+  ROTATE_NOT_FLATFILE: def(1709, 400, 'Rotation was asked for a store that is not a flat file', 'Rotate a flat-file event log (a path or ff:PATH); databases are not rotated.'),
+  ROTATE_UNFINISHED: def(1710, 409, 'An interrupted rotation left files that evio cannot reconcile on its own', 'The message names the files: compare them, keep the right one and remove the .rotating journal.'),
+  PURGE_IOLOG_FAILED: def(1711, 500, 'An I/O log the purge had to delete could not be removed, so no record was deleted', 'The message names the path and the system error; fix it (permissions, mount) and run the purge again: it finishes the job.'),
 
   // ---- 8119: authentication (code fixed by the REST spec)
   AUTH_FAILED: def(8119, 401, 'Invalid authentication', 'Sign the call with a known appid and its key (docs/auth.md); check the clock.'),

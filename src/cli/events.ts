@@ -8,6 +8,10 @@ import { copyEvents } from '../eventlog/service.js';
 import { shapeEvent } from '../eventlog/shape.js';
 import { openStore, parseStoreName, type StoreSpec } from '../eventlog/stores.js';
 import type { NewEvent } from '../eventlog/types.js';
+import { runEventsExport } from './events-export.js';
+import { runEventsImport } from './events-import.js';
+import { runEventsPurge } from './events-purge.js';
+import { runEventsRotate } from './events-rotate.js';
 import { parseFlags, strFlag, wantsHelp, type ParsedFlags } from './flags.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
 
@@ -17,6 +21,11 @@ const HELP = `Usage: evio events SUBCOMMAND ...
   append STORE [FILE]                append NDJSON records (from FILE or stdin); recnums are assigned
   copy   --from STORE --to STORE     copy every record, preserving recnum, uniqueid and finish links
   delete STORE [--PARAM VALUE ...]   delete matching records (filters as in the REST call; --all 1 for all)
+  import --from sudo-json|sudo-text FILE [--to STORE]   import a sudo event log (idempotent)
+  export STORE [--PARAM VALUE ...] [--format ndjson|csv|json] [--out FILE]   export matching records
+  purge  STORE [--PARAM VALUE ...] [--older-than 90d] [--iologs] [--dry-run] [--yes]   delete records and their I/O logs
+  rotate [FILE] [--max-size 1G]      rotate a flat-file event log (recnums continue)
+  (each has --help)
 
 STORE is ff:PATH (NDJSON flat file), db:PATH (SQLite) or a database named in the settings,
 pg:NAME|URL (PostgreSQL), odbc:DSN.
@@ -34,10 +43,14 @@ function paramsOf(f: ParsedFlags, spec: StoreSpec): Params {
   return { ...f.flags, ...formatOf(spec) };
 }
 
-async function readNdjson(io: CliIo, file: string | undefined): Promise<AsyncIterable<NewEvent>> {
-  const input = file ? createReadStream(file) : process.stdin;
-  const rl = createInterface({ input, crlfDelay: Infinity });
+/**
+ * NDJSON records from FILE or stdin. The line reader is created when iteration starts: lines
+ * read before an async iterator attaches to readline would be lost.
+ */
+function readNdjson(io: CliIo, file: string | undefined): AsyncIterable<NewEvent> {
   return (async function* () {
+    const input = file ? createReadStream(file) : process.stdin;
+    const rl = createInterface({ input, crlfDelay: Infinity });
     let n = 0;
     for await (const line of rl) {
       n++;
@@ -52,15 +65,25 @@ async function readNdjson(io: CliIo, file: string | undefined): Promise<AsyncIte
   })();
 }
 
+/** The batch jobs, each in its own file with its own --help. */
+const JOB_SUBCOMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
+  import: runEventsImport,
+  export: runEventsExport,
+  purge: runEventsPurge,
+  rotate: runEventsRotate,
+};
+
 export const eventsCommand: CliCommand = {
   name: 'events',
-  summary: 'query, append, copy and delete event records in any store',
+  summary: 'query, append, copy, delete, import, export, purge and rotate event records',
   async run(argv, io) {
     const [sub, ...rest] = argv;
     if (!sub || wantsHelp([sub], HELP, io.out)) {
       if (!sub) io.err.write(`${HELP}\n`);
       return sub ? 0 : 2;
     }
+    const job = Object.hasOwn(JOB_SUBCOMMANDS, sub) ? JOB_SUBCOMMANDS[sub] : undefined;
+    if (job) return job(rest, io);
     if (wantsHelp(rest, HELP, io.out)) return 0;
     const engine = io.engine();
     const tz = engine.settings.timezone;
@@ -90,7 +113,7 @@ export const eventsCommand: CliCommand = {
         const [name, file] = f.positionals;
         if (!name) throw usageError('events append needs a STORE');
         const store = await openStore(engine, parseStoreName(engine, name));
-        const res = await store.append(await readNdjson(io, file), { signal: io.signal });
+        const res = await store.append(readNdjson(io, file), { signal: io.signal });
         io.err.write(`appended ${res.count} records${res.first !== null ? ` (recnum ${res.first}-${res.last})` : ''}${res.skipped ? `, ${res.skipped} already present` : ''}\n`);
         return 0;
       }

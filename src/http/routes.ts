@@ -1,8 +1,9 @@
 // Every route the service answers, from every handler module.
 import { eventRoutes } from './handlers/events.js';
 import { iologRoutes } from './handlers/iolog.js';
+import { purgeRoutes } from './handlers/purge.js';
 import type { Route } from './types.js';
 
 export function allRoutes(): Route[] {
-  return [...eventRoutes, ...iologRoutes];
+  return [...eventRoutes, ...iologRoutes, ...purgeRoutes];
 }

@@ -1,0 +1,116 @@
+// `evio events purge`: delete matching records and, with --iologs, the I/O logs they reference.
+import { createInterface } from 'node:readline/promises';
+import { evioError } from '../errors.js';
+import { parseQueryDate } from '../eventlog/time.js';
+import type { Params } from '../eventlog/query.js';
+import { openStore, parseStoreName, type StoreSpec } from '../eventlog/stores.js';
+import { purgeEvents, type PurgeOptions, type PurgeReport, type SessionOutcome } from '../jobs/purge.js';
+import { formatBytes, parseDuration } from '../jobs/units.js';
+import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
+import { progress, progressDone, usageError, type CliIo } from './io.js';
+
+export const PURGE_HELP = `Usage: evio events purge STORE [--PARAM VALUE ...] [--older-than AGE] [--iologs] [--dry-run] [--yes]
+
+Deletes the records the filters match (the parameters of DELETE /REST/v2.0/events: --to,
+--submituser, --etype, ..., --all 1 for everything) and, with --iologs, the I/O log sessions
+their K records reference — only inside the configured I/O log roots (a path outside them, or
+a symlink, is reported and left), and removes them from the cached I/O log index. I/O logs go
+first, then records; an interrupted purge is finished by the next purge of the same store.
+
+  --older-than AGE  records created before now minus AGE (90d, 12h, 2w; s m h d w)
+  --iologs          also remove the referenced I/O logs
+  --dry-run         report exactly what would go (records, sessions, files, bytes); change nothing
+  --list            print every I/O log handled (a dry run prints them anyway)
+  --batch N         records per delete transaction on a database (default 5000)
+  --yes             do not ask; without it a terminal is asked, and without a terminal it refuses
+
+Examples:
+  evio events purge ff:evio-data/events.ndjson --older-than 90d --iologs --dry-run
+  evio events purge db:evio-data/events.sqlite --older-than 365d --iologs --yes`;
+
+function storeParams(spec: StoreSpec): Params {
+  return spec.kind === 'ff' ? { format: 'ff', file: spec.path } : spec.kind === 'odbc' ? { format: 'odbc', dsn: spec.dsn } : { format: 'db' };
+}
+
+export function purgeSummary(r: PurgeReport): string {
+  const verb = r.dryRun ? 'would delete' : 'deleted';
+  let s = r.recordsKept ? `records kept (flat file)` : `${verb} ${r.records} records`;
+  s += `; ${r.dryRun ? 'would remove' : 'removed'} ${r.sessions} I/O logs (${r.files} files, ${formatBytes(r.bytes)}${r.dryRun ? '' : ' freed'})`;
+  if (r.missing) s += `; ${r.missing} referenced I/O logs were already gone`;
+  if (r.refused) s += `; ${r.refused} refused (outside the roots, symlinks or not sessions)`;
+  if (r.interrupted) s = `${r.dryRun ? 'an interrupted purge started' : 'finished an interrupted purge started'} ${r.interrupted.startedAt}${r.interrupted.report ? ` (${r.interrupted.report.records} records, ${r.interrupted.report.sessions} I/O logs)` : ' would be finished first'}\n${s}`;
+  return `${s} in ${r.store}`;
+}
+
+function sessionLine(s: SessionOutcome): string {
+  switch (s.action) {
+    case 'removed':
+    case 'would-remove':
+      return `${s.action === 'removed' ? 'removed' : 'would remove'} ${s.path} (${s.files} files, ${s.bytes} bytes)`;
+    case 'missing':
+      return `missing ${s.path}`;
+    default:
+      return `${s.action} ${s.path}: ${s.reason}`;
+  }
+}
+
+async function confirm(io: CliIo, question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: io.err });
+  try {
+    const answer = await rl.question(question);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+export async function runEventsPurge(argv: string[], io: CliIo): Promise<number> {
+  if (wantsHelp(argv, PURGE_HELP, io.out)) return 0;
+  const f = parseFlags(argv, ['iologs', 'dry-run', 'yes', 'list']);
+  const name = f.positionals[0];
+  if (!name) throw usageError(`events purge needs a STORE\n\n${PURGE_HELP}`);
+  const engine = io.engine();
+  const tz = engine.settings.timezone;
+  const spec = parseStoreName(engine, name);
+  const { 'older-than': olderThan, batch: _batch, ...filters } = f.flags;
+  const params: Params = { ...filters, ...storeParams(spec) };
+  if (olderThan !== undefined) {
+    if (Array.isArray(olderThan)) throw usageError('--older-than is given more than once');
+    // An absolute cut-off, so that the journal of an interrupted run means the same thing later.
+    let cutoff = Math.floor(Date.now() / 1000) - parseDuration(olderThan);
+    const to = strFlag(f, 'to');
+    if (to !== undefined && to !== '') cutoff = Math.min(cutoff, parseQueryDate(to, tz, 'to', true));
+    params.to = String(cutoff);
+  }
+  const store = await openStore(engine, spec);
+  const dryRun = f.bools.has('dry-run');
+  const list = dryRun || f.bools.has('list');
+  const base: PurgeOptions = {
+    store,
+    params,
+    iologs: f.bools.has('iologs'),
+    keepRecords: false,
+    dryRun,
+    batchSize: Math.max(1, intFlag(f, 'batch', 5000)),
+    signal: io.signal,
+    onProgress: (p) => progress(io, p.phase === 'plan' ? `read ${p.rows} matching records, ${p.sessions} I/O logs` : `deleted ${p.deleted} records`),
+    onSession: list ? (s) => io.out.write(`${sessionLine(s)}\n`) : undefined,
+  };
+  if (!dryRun && !f.bools.has('yes')) {
+    if (!process.stdin.isTTY || !io.err.isTTY) {
+      throw evioError('PURGE_NOT_CONFIRMED', 'a purge without a terminal needs --yes (run it with --dry-run first to see what would go)');
+    }
+    const plan = await purgeEvents(engine, { ...base, dryRun: true, onSession: undefined });
+    progressDone(io);
+    io.err.write(`${purgeSummary(plan)}\n`);
+    if (!(await confirm(io, 'Proceed? [y/N] '))) {
+      io.err.write('nothing was deleted\n');
+      return 1;
+    }
+  }
+  const report = await purgeEvents(engine, base);
+  progressDone(io);
+  io.out.write(`${JSON.stringify({ status: 0, ...report })}\n`);
+  io.err.write(`${purgeSummary(report)}\n`);
+  return 0;
+}

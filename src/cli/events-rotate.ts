@@ -1,0 +1,41 @@
+// `evio events rotate`: close a flat-file event log under its lock and start a new one.
+import { resolve } from 'node:path';
+import { evioError } from '../errors.js';
+import { listRotated, rotateFlatFile } from '../jobs/rotate.js';
+import { formatBytes, parseSize } from '../jobs/units.js';
+import { parseFlags, strFlag, wantsHelp } from './flags.js';
+import { usageError, type CliIo } from './io.js';
+
+export const ROTATE_HELP = `Usage: evio events rotate [FILE] [--max-size SIZE] [--list]
+
+Renames the flat-file event log FILE (default: the configured event log) to
+FILE.<yyyymmddThhmmssZ> under its writer lock and starts a new FILE. Recnums continue: the
+newest record moves into the new file, so the rotated file holds the records before it. Rotated
+files are ordinary flat files: query them with file=FILE.<stamp>.
+
+  --max-size SIZE  rotate only when FILE has at least SIZE bytes (1G, 500M, ...), for cron
+  --list           list the rotated files of FILE instead
+
+Examples:
+  evio events rotate --max-size 1G
+  evio events rotate evio-data/events.ndjson --list`;
+
+export async function runEventsRotate(argv: string[], io: CliIo): Promise<number> {
+  if (wantsHelp(argv, ROTATE_HELP, io.out)) return 0;
+  const f = parseFlags(argv, ['list']);
+  const s = io.settings();
+  const named = f.positionals[0];
+  if (named !== undefined && /^(db|pg|odbc):/.test(named)) throw evioError('ROTATE_NOT_FLATFILE', `${named} is not a flat file; only flat-file event logs are rotated`);
+  const path = resolve(named === undefined ? s.eventlog : named.replace(/^ff:/, ''));
+  if (f.bools.has('list')) {
+    for (const r of await listRotated(path)) io.out.write(`${r.path}\t${r.size}\n`);
+    return 0;
+  }
+  const max = strFlag(f, 'max-size');
+  if (f.positionals.length > 1) throw usageError(`events rotate takes one FILE\n\n${ROTATE_HELP}`);
+  const res = await rotateFlatFile({ path, maxSize: max === undefined ? null : parseSize(max), lockTimeoutMs: s.lockTimeoutMs, signal: io.signal });
+  io.out.write(`${JSON.stringify({ status: 0, ...res })}\n`);
+  if (res.recovered) io.err.write(`${res.recovered}\n`);
+  io.err.write(res.rotated ? `rotated ${path} (${formatBytes(res.size)}) to ${res.rotatedTo}; numbering continues after recnum ${res.carriedRecnum}\n` : `not rotated: ${res.reason}\n`);
+  return 0;
+}

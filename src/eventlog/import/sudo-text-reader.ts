@@ -1,0 +1,136 @@
+// Reads sudo's classic text event log as logical records, streaming (sudo-notes §3.1):
+// - the file log (`logfile=`): `<date> : <user> : <body>`, wrapped at loglinelen with
+//   continuation lines that start with 4 spaces (joined back with one space);
+// - syslog lines: `[<PRI>]<stamp> [host] sudo[pid]: <user, right-aligned> : <body>`, long
+//   messages continued on further lines as `<user> : (command continued) <rest>`.
+// Lines that are neither (other programs, sudo's PAM messages) are counted and skipped.
+import { readLineBatches, type LineSourceOptions } from './line-source.js';
+import type { ReadStop, SourcePosition } from './types.js';
+
+export interface SyslogPrefix {
+  pri: number | null;
+  stamp: string;
+  host: string | null;
+  pid: number | null;
+}
+
+export interface TextLogRecord extends SourcePosition {
+  /** The logical record: physical lines joined (what the import key and derived IDs hash). */
+  text: string;
+  /** The date as logged (file log), or the syslog time stamp. */
+  dateText: string;
+  user: string;
+  body: string;
+  syslog: SyslogPrefix | null;
+}
+
+export interface SudoTextReport {
+  /** Byte offset just after the last whole record. */
+  endOffset: number;
+  stop: ReadStop | null;
+  /** Lines that are not sudo records (syslog lines of other programs, PAM messages). */
+  otherLines: number;
+  /** Syslog continuations with no record to continue. */
+  orphanContinuations: number;
+  records: number;
+  /** File-log records, syslog records. */
+  fileRecords: number;
+  syslogRecords: number;
+}
+
+export function emptyTextReport(): SudoTextReport {
+  return { endOffset: 0, stop: null, otherLines: 0, orphanContinuations: 0, records: 0, fileRecords: 0, syslogRecords: 0 };
+}
+
+const FILE_RE = /^([A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?: \d{4})?) : (\S+) : (.*)$/;
+const STAMP = String.raw`[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?`;
+const SYSLOG_RE = new RegExp(String.raw`^(?:<(\d{1,3})>)?(${STAMP}) (?:(\S+) )?sudo(?:\[(\d+)\])?: +(\S+) : (.*)$`);
+const CONTINUED = '(command continued) ';
+
+interface Pending {
+  rec: TextLogRecord;
+  lastComplete: boolean;
+}
+
+/** Streams the records of a sudo text log. `report` is filled as reading goes. */
+export async function* readSudoText(path: string, report: SudoTextReport, opts: LineSourceOptions = {}): AsyncGenerator<TextLogRecord> {
+  let pending: Pending | null = null;
+  const emit = (p: Pending): TextLogRecord => {
+    report.records++;
+    if (p.rec.syslog) report.syslogRecords++;
+    else report.fileRecords++;
+    report.endOffset = p.rec.end;
+    return p.rec;
+  };
+  for await (const batch of readLineBatches(path, opts)) for (const l of batch) {
+    const text = l.oversized ? '' : l.text;
+    if (!l.complete && pending?.rec.syslog) {
+      // The data ends inside a line that may continue the pending syslog record.
+      report.stop = { offset: pending.rec.start, line: pending.rec.line, reason: 'the last record may be incomplete (the data ends inside the line after it)', truncated: true };
+      return;
+    }
+    // A continuation of a wrapped file-log record.
+    if (pending && !pending.rec.syslog && text.startsWith('    ') && pending.lastComplete) {
+      pending.rec.text += ` ${text.slice(4)}`;
+      pending.rec.body += ` ${text.slice(4)}`;
+      pending.rec.end = l.end;
+      pending.lastComplete = l.complete;
+      continue;
+    }
+    const file = FILE_RE.exec(text);
+    if (file) {
+      if (pending) yield emit(pending);
+      pending = { rec: { text, dateText: file[1]!, user: file[2]!, body: file[3]!, syslog: null, start: l.start, end: l.end, line: l.line }, lastComplete: l.complete };
+      continue;
+    }
+    const sys = SYSLOG_RE.exec(text);
+    if (sys) {
+      const [, pri, stamp, host, pid, user, body] = sys as unknown as [string, string | undefined, string, string | undefined, string | undefined, string, string];
+      if (body.startsWith(CONTINUED)) {
+        if (pending?.rec.syslog && pending.rec.user === user && pending.rec.syslog.host === (host ?? null)) {
+          const more = body.slice(CONTINUED.length);
+          pending.rec.text += ` ${more}`;
+          pending.rec.body += ` ${more}`;
+          pending.rec.end = l.end;
+          pending.lastComplete = l.complete;
+        } else {
+          report.orphanContinuations++;
+        }
+        continue;
+      }
+      if (pending) yield emit(pending);
+      const syslog: SyslogPrefix = { pri: pri === undefined ? null : Number(pri), stamp, host: host ?? null, pid: pid === undefined ? null : Number(pid) };
+      pending = { rec: { text, dateText: stamp, user, body, syslog, start: l.start, end: l.end, line: l.line }, lastComplete: l.complete };
+      continue;
+    }
+    // Neither: a line of another program or a PAM message. It ends a wrapped record.
+    if (!l.complete) {
+      // The data ends inside this line: if it may be the start of a continuation, the record
+      // before it may be incomplete too.
+      if (pending && !pending.rec.syslog && /^ *$/.test(text)) {
+        report.stop = { offset: pending.rec.start, line: pending.rec.line, reason: 'the last record is incomplete (truncated, or sudo is still writing it)', truncated: true };
+        return;
+      }
+      if (pending) yield emit(pending);
+      pending = null;
+      if (text.trim() !== '') report.stop = { offset: l.start, line: l.line, reason: 'the last line is incomplete (truncated, or sudo is still writing it)', truncated: true };
+      return;
+    }
+    if (pending) {
+      yield emit(pending);
+      pending = null;
+    }
+    if (text.trim() !== '') report.otherLines++;
+    report.endOffset = l.end;
+  }
+  if (pending) {
+    // The last record: a line without its newline, or a record cut at a wrap point (sudo
+    // writes a record whole, and no record ends with " ;"), was not written completely.
+    if (!pending.lastComplete || / ;$/.test(pending.rec.body)) {
+      report.stop = { offset: pending.rec.start, line: pending.rec.line, reason: 'the last record is incomplete (truncated, or sudo is still writing it)', truncated: true };
+      return;
+    }
+    yield emit(pending);
+  }
+}
+

@@ -1,0 +1,45 @@
+// DELETE /REST/v2.0/events/iologs (spec document 1, "Event logs"): delete the records the filters
+// match and the I/O logs they reference; on a flat-file event log only the I/O logs are deleted
+// and the records stay (the spec's rule). The work is the purge job of src/jobs/purge.ts.
+import { evioError } from '../../errors.js';
+import { parseEventDelete, type Params } from '../../eventlog/query.js';
+import { openRequestStore } from '../../eventlog/stores.js';
+import { purgeEvents } from '../../jobs/purge.js';
+import { jsonOk } from '../json-stream.js';
+import type { Route } from '../types.js';
+
+const PARAMS: Record<string, string> = {
+  format: 'ff, flatfile or file = flat file (only the I/O logs are deleted); db = database (default); odbc',
+  file: 'flat file: the event log (required); db: a database named in the settings or an SQLite file',
+  dsn: 'ODBC data source name (format=odbc)',
+  etype: 'A, R, K, F (F only with dump=1) or names; comma lists',
+  from: 'creation time, inclusive', to: 'creation time, inclusive',
+  exittime_from: 'exit time, inclusive', exittime_to: 'exit time, inclusive',
+  uniqueid: 'wildcard', submituser: 'wildcard', submithost: 'wildcard', runuser: 'wildcard', runhost: 'wildcard', runcommand: 'wildcard', exitstatus: 'wildcard',
+  start: 'database: lowest recnum', end: 'highest recnum',
+  dump: '1 matches accept and finish records separately',
+  all: '1 allows a purge with no filter',
+  dryrun: 'evio extension: 1 reports what would be deleted and changes nothing',
+};
+
+export const purgeRoutes: Route[] = [
+  {
+    method: 'DELETE',
+    path: '/events/iologs',
+    versions: ['v2', 'v2.0'],
+    writes: true,
+    summary: 'Delete the matching records and the I/O logs they reference (flat files: only the I/O logs)',
+    params: PARAMS,
+    async handler(req, engine) {
+      const { dryrun, ...rest } = req.query;
+      if (dryrun !== undefined && !['', '0', '1', 'true', 'false'].includes(String(dryrun))) throw evioError('QUERY_BAD_FLAG', `dryrun="${String(dryrun)}" must be 0 or 1`);
+      const dryRun = dryrun === '1' || dryrun === 'true';
+      const params: Params = rest;
+      const { store: ref } = parseEventDelete(params, engine.settings.timezone);
+      const store = await openRequestStore(engine, ref);
+      const report = await purgeEvents(engine, { store, params, iologs: true, keepRecords: store.kind === 'ff', dryRun, signal: req.signal });
+      const { store: _name, interrupted, ...counts } = report;
+      return jsonOk({ deleted: report.recordsKept ? 0 : report.records, ...counts, interrupted: interrupted ? { startedAt: interrupted.startedAt } : null });
+    },
+  },
+];
