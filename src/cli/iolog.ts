@@ -18,6 +18,7 @@ import {
   SearchAnswer,
 } from '../iolog/service.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
+import { runReplay, runScreen } from './replay.js';
 
 interface Sub {
   usage: string;
@@ -149,6 +150,8 @@ Commands:
 ${Object.entries(SUBS)
   .map(([, s]) => `  ${s.usage}`)
   .join('\n')}
+  evio iolog replay FILE [--term T] [--start N] [--len N]
+  evio iolog screen FILE [--at SECONDS]
 
 Run evio iolog COMMAND --help for details.
 
@@ -189,13 +192,16 @@ function toParams(sub: Sub, argv: readonly string[]): Params {
 
 export const iologCommand: CliCommand = {
   name: 'iolog',
-  summary: 'I/O logs: chunk, variables, ls, search, list, index, export',
+  summary: 'I/O logs: chunk, variables, ls, search, list, index, export, replay, screen',
   async run(argv, io) {
     const [name, ...rest] = argv;
     if (!name || name === '--help' || name === '-h' || name === 'help') {
       io.out.write(GROUP_HELP);
       return name ? 0 : 2;
     }
+    // replay and screen compose the session reader with src/replay; they parse their own flags.
+    if (name === 'replay') return runReplay(rest, io);
+    if (name === 'screen') return runScreen(rest, io);
     const sub = SUBS[name];
     if (!sub) throw usageError(`unknown iolog command "${name}" (use ${Object.keys(SUBS).join(', ')})`);
     if (rest.includes('--help') || rest.includes('-h')) {

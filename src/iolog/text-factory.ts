@@ -1,7 +1,13 @@
-// Which TextExtractor the search uses. For now the control-sequence stripper; the replay
-// module's screen-model ProcessedText is meant to take its place behind the same interface.
+// Which TextExtractor the search uses: the replay module's screen model (ProcessedText), so a
+// search sees what the screen showed (overwrites resolved, cursor moves applied). The simple
+// control-sequence stripper in text.ts stays as the fallback should the replay module fail to load.
 import { stripperFactory, type TextExtractorFactory } from './text.js';
 
 export async function textExtractorFactory(): Promise<TextExtractorFactory> {
-  return stripperFactory;
+  try {
+    const { ProcessedText } = await import('../replay/processed-text.js');
+    return (opts) => new ProcessedText(opts);
+  } catch {
+    return stripperFactory;
+  }
 }

@@ -7,6 +7,7 @@ import type { Variables } from '../iolog/log-info.js';
 import type { ListQuery } from '../iolog/list-query.js';
 import type { SessionKind } from '../iolog/locate.js';
 import type { SessionSearchResult } from '../iolog/search.js';
+import type { ReplayRequest, ReplayResult } from '../iolog/replay.js';
 import type { StreamName } from '../iolog/timing.js';
 
 export interface IologTasks {
@@ -17,6 +18,7 @@ export interface IologTasks {
   searchSession: { in: { kind: SessionKind; path: string; streams: StreamName[]; regex: string; detail: boolean }; out: SessionSearchResult };
   indexUpdate: { in: { roots: string[]; indexFile: string; rebuild: boolean }; out: IndexStats };
   listQuery: { in: { indexFile: string; query: ListQuery }; out: CachedRecord[] };
+  replay: { in: ReplayRequest & { roots: string[] }; out: ReplayResult };
 }
 
 export type IologTaskName = keyof IologTasks;

@@ -5,6 +5,7 @@ import { isEvioError, toEvioError } from '../errors.js';
 import { buildChunk } from '../iolog/chunk.js';
 import { updateIndex } from '../iolog/index-update.js';
 import { queryIndex } from '../iolog/list-query.js';
+import { replaySessionRange } from '../iolog/replay.js';
 import { listDirectory } from '../iolog/listing.js';
 import { openSession, openSessionOfKind } from '../iolog/locate.js';
 import { searchSession as searchOne } from '../iolog/search.js';
@@ -52,3 +53,5 @@ export const searchSession: Task<'searchSession'> = (t) =>
 export const indexUpdate: Task<'indexUpdate'> = (t) => capture(() => updateIndex(t.roots, t.indexFile, { rebuild: t.rebuild }));
 
 export const listQuery: Task<'listQuery'> = (t) => capture(async () => queryIndex(t.indexFile, t.query));
+
+export const replay: Task<'replay'> = ({ roots, ...r }) => capture(() => replaySessionRange(roots, r));

@@ -1,0 +1,88 @@
+// `evio iolog replay FILE [--term T] [--start N --len N]` prints the replay answer the HTTP
+// service gives; `evio iolog screen FILE [--at SECONDS]` prints the screen as text at that time.
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { iologReplay } from '../iolog/replay.js';
+import { openSession } from '../iolog/locate.js';
+import { renderScreen } from '../replay/render.js';
+import { screenAt } from '../replay/session-replay.js';
+import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
+import { usageError, type CliIo } from './io.js';
+
+export const REPLAY_HELP = `Usage: evio iolog replay FILE [--term T] [--start N] [--len N]
+
+Prints a byte range of a session as replay items: {file, term, start, len, bytes,
+log:[{type:"token", name, values?} | {type:"text", time, value}]}. Token names are terminfo
+capability names of T (default: the session's TERM, else xterm-256color); docs/replay.md lists
+them. len defaults to 65536 and is clamped to 1048576.
+FILE is absolute or relative to the first I/O log root (iologdirs).
+
+Example:
+  evio iolog replay 00/00/01 --term xterm-256color --start 0 --len 4096
+`;
+
+export const SCREEN_HELP = `Usage: evio iolog screen FILE [--at SECONDS]
+
+Prints the terminal screen of a session as text, one line per row (trailing empty rows left
+out), after the output up to SECONDS from its start (default: the end of the session).
+FILE is absolute or relative to the first I/O log root (iologdirs).
+
+Example:
+  evio iolog screen 00/00/04 --at 1.5
+`;
+
+async function write(out: Writable, text: string): Promise<void> {
+  if (!out.write(text)) await once(out, 'drain');
+}
+
+function onePositional(positionals: string[], usage: string): string {
+  if (positionals.length !== 1) throw usageError(`give exactly one FILE (${usage})`);
+  return positionals[0]!;
+}
+
+export async function runReplay(argv: string[], io: CliIo): Promise<number> {
+  if (wantsHelp(argv, REPLAY_HELP, io.out)) return 0;
+  const f = parseFlags(argv);
+  for (const name of Object.keys(f.flags)) if (!['term', 'start', 'len'].includes(name)) throw usageError(`unknown option --${name} (see evio iolog replay --help)`);
+  const file = onePositional(f.positionals, 'evio iolog replay FILE');
+  const params: Record<string, string> = { file };
+  const term = strFlag(f, 'term');
+  if (term !== undefined) params.term = term;
+  if (f.flags.start !== undefined) params.start = String(intFlag(f, 'start', 0));
+  if (f.flags.len !== undefined) params.len = String(intFlag(f, 'len', 0));
+  const run = await iologReplay(io.engine(), params, io.signal);
+  await write(io.out, `{"file":${JSON.stringify(run.file)},"term":${JSON.stringify(run.term)},"start":${run.start},"len":${run.len},"bytes":${run.bytes},"log":[`);
+  let n = 0;
+  let buf = '';
+  for await (const item of run.items) {
+    buf += (n++ ? ',' : '') + JSON.stringify(item);
+    if (buf.length >= 65536) {
+      await write(io.out, buf);
+      buf = '';
+    }
+  }
+  const warnings = run.warnings.length ? `,"warnings":${JSON.stringify(run.warnings)}` : '';
+  await write(io.out, `${buf}]${warnings},"status":0}\n`);
+  return 0;
+}
+
+/** --at: seconds from the session's start, a decimal number of 0 or more. */
+function atSeconds(v: string | undefined): number {
+  if (v === undefined) return Infinity;
+  if (!/^\d{1,12}(\.\d{1,9})?$/.test(v)) throw usageError(`--at "${v.slice(0, 20)}" is not a number of seconds (e.g. 1.5)`);
+  return Number(v);
+}
+
+export async function runScreen(argv: string[], io: CliIo): Promise<number> {
+  if (wantsHelp(argv, SCREEN_HELP, io.out)) return 0;
+  const f = parseFlags(argv);
+  for (const name of Object.keys(f.flags)) if (name !== 'at') throw usageError(`unknown option --${name} (see evio iolog screen --help)`);
+  const file = onePositional(f.positionals, 'evio iolog screen FILE');
+  const at = atSeconds(strFlag(f, 'at'));
+  const session = await openSession([...io.settings().iologdirs], file);
+  const info = await session.info();
+  const screen = await screenAt(session.events({ signal: io.signal }), { cols: info.cols, rows: info.rows, atMs: at * 1000 });
+  const rows = renderScreen(screen, { trimBottom: true });
+  await write(io.out, rows.map((r) => `${r}\n`).join(''));
+  return 0;
+}

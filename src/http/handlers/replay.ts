@@ -1,0 +1,34 @@
+// GET /REST/iolog/replay?file=&term=&start=&len= : a session's byte range as replay items
+// ({type:"token", name, values?} | {type:"text", time, value}). Thin: the engine function
+// (src/iolog/replay.ts) validates and tokenizes in the worker pool.
+import { iologReplay } from '../../iolog/replay.js';
+import { jsonArrayResponse } from '../json-stream.js';
+import type { ApiResponse, Route } from '../types.js';
+
+const VERSIONS = ['', 'v2', 'v2.0'] as const;
+
+async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
+  yield* items;
+}
+
+export const replayRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/iolog/replay',
+    versions: VERSIONS,
+    writes: false,
+    summary: 'A byte range of a session as replay tokens (terminfo capability names) and text',
+    params: {
+      file: 'a sudo session directory or asciicast file under an I/O log root',
+      term: 'terminfo entry naming the tokens (default: the session TERM, else xterm-256color)',
+      start: 'first byte of the data stream (default 0)',
+      len: 'bytes of the data stream (default 65536, at most 1048576)',
+    },
+    async handler(req, engine): Promise<ApiResponse> {
+      const run = await iologReplay(engine, req.query, req.signal);
+      return jsonArrayResponse('log', each(run.items), { file: run.file, term: run.term, start: run.start, len: run.len, bytes: run.bytes }, () =>
+        run.warnings.length ? { warnings: [...run.warnings] } : {},
+      );
+    },
+  },
+];

@@ -1,0 +1,191 @@
+// One row of the screen: a cell per column in a Uint32Array.
+//
+// Cell layout (the idea of xterm.js's BufferLine, reduced to text: no colours): bits 0-20 hold
+// the code point (0 = an empty cell), bit 21 marks a cell whose text is a base character plus
+// combining characters (kept in `combined`), bits 22-23 hold the cell width: 1, 2 for the first
+// cell of a wide character, 0 for the cell a wide character covers. An empty cell has width 1.
+
+export const CODE_MASK = 0x1fffff;
+export const COMBINED_FLAG = 0x200000;
+export const HAS_CONTENT_MASK = 0x3fffff;
+export const WIDTH_SHIFT = 22;
+export const EMPTY_CELL = 1 << WIDTH_SHIFT;
+
+export class ScreenLine {
+  cells: Uint32Array;
+  length: number;
+  /** Text of cells carrying combining characters, by column. */
+  combined: Map<number, string> | null = null;
+  /** The row continues the row above it (autowrap). */
+  isWrapped: boolean;
+  /** Time (ms) of the last character written into this row; -1 when blank since it was cleared. */
+  time = -1;
+
+  constructor(cols: number, isWrapped = false) {
+    this.cells = new Uint32Array(cols).fill(EMPTY_CELL);
+    this.length = cols;
+    this.isWrapped = isWrapped;
+  }
+
+  /** Makes this line a blank one of `cols` cells (reusing a line that scrolled out of memory). */
+  reset(cols: number, isWrapped: boolean): void {
+    if (this.cells.length < cols) this.cells = new Uint32Array(cols);
+    this.cells.fill(EMPTY_CELL, 0, cols);
+    this.length = cols;
+    this.combined = null;
+    this.isWrapped = isWrapped;
+    this.time = -1;
+  }
+
+  getWidth(i: number): number {
+    return this.cells[i]! >>> WIDTH_SHIFT;
+  }
+
+  hasContent(i: number): boolean {
+    return (this.cells[i]! & HAS_CONTENT_MASK) !== 0;
+  }
+
+  setCell(i: number, cp: number, width: number): void {
+    this.cells[i] = cp | (width << WIDTH_SHIFT);
+  }
+
+  clearCell(i: number): void {
+    this.cells[i] = EMPTY_CELL;
+  }
+
+  /** Copies cell `from` of `src` (with its combining text) to cell `to` of this line. */
+  private copyCell(src: ScreenLine, from: number, to: number): void {
+    const v = src.cells[from]!;
+    this.cells[to] = v;
+    if (v & COMBINED_FLAG) {
+      this.combined ??= new Map();
+      this.combined.set(to, src.combined?.get(from) ?? '');
+    }
+  }
+
+  /** Appends a combining code point to cell i; `width` (if non-zero) becomes the cell's width. */
+  addCodepoint(i: number, cp: number, width: number): void {
+    let v = this.cells[i]!;
+    const ch = String.fromCodePoint(cp);
+    if (v & COMBINED_FLAG) {
+      this.combined!.set(i, (this.combined!.get(i) ?? '') + ch);
+    } else if (v & CODE_MASK) {
+      this.combined ??= new Map();
+      this.combined.set(i, String.fromCodePoint(v & CODE_MASK) + ch);
+      v = (v & ~CODE_MASK) | COMBINED_FLAG;
+    } else {
+      v = cp | (1 << WIDTH_SHIFT);
+    }
+    if (width) v = (v & HAS_CONTENT_MASK) | (width << WIDTH_SHIFT);
+    this.cells[i] = v;
+  }
+
+  /** ICH: shifts cells right from pos, filling with empty cells; wide characters cut in half are cleared. */
+  insertCells(pos: number, n: number): void {
+    pos %= this.length;
+    if (pos && this.getWidth(pos - 1) === 2) this.clearCell(pos - 1);
+    if (n < this.length - pos) {
+      for (let i = this.length - pos - n - 1; i >= 0; --i) this.copyCell(this, pos + i, pos + n + i);
+      for (let i = 0; i < n; ++i) this.clearCell(pos + i);
+    } else {
+      for (let i = pos; i < this.length; ++i) this.clearCell(i);
+    }
+    if (this.getWidth(this.length - 1) === 2) this.clearCell(this.length - 1);
+  }
+
+  /** DCH: shifts cells left into pos, filling the end with empty cells. */
+  deleteCells(pos: number, n: number): void {
+    pos %= this.length;
+    if (n < this.length - pos) {
+      for (let i = 0; i < this.length - pos - n; ++i) this.copyCell(this, pos + n + i, pos + i);
+      for (let i = this.length - n; i < this.length; ++i) this.clearCell(i);
+    } else {
+      for (let i = pos; i < this.length; ++i) this.clearCell(i);
+    }
+    if (pos && this.getWidth(pos - 1) === 2) this.clearCell(pos - 1);
+    if (this.getWidth(pos) === 0 && !this.hasContent(pos)) this.clearCell(pos);
+  }
+
+  /** Empties cells [start, end), and the other half of a wide character cut at either edge. */
+  replaceCells(start: number, end: number): void {
+    if (start && this.getWidth(start - 1) === 2) this.clearCell(start - 1);
+    if (end < this.length && this.getWidth(end - 1) === 2) this.clearCell(end);
+    while (start < end && start < this.length) this.clearCell(start++);
+  }
+
+  fill(cell: number = EMPTY_CELL): void {
+    this.cells.fill(cell, 0, this.length);
+    this.combined = null;
+  }
+
+  resize(cols: number): void {
+    if (cols === this.length) return;
+    if (cols > this.length) {
+      if (this.cells.length < cols) {
+        const grown = new Uint32Array(cols);
+        grown.set(this.cells.subarray(0, this.length));
+        this.cells = grown;
+      }
+      this.cells.fill(EMPTY_CELL, this.length, cols);
+    } else if (this.combined) {
+      for (const key of [...this.combined.keys()]) if (key >= cols) this.combined.delete(key);
+    }
+    this.length = cols;
+  }
+
+  copyFrom(src: ScreenLine): void {
+    this.cells = src.cells.slice(0, src.length);
+    this.length = src.length;
+    this.combined = src.combined ? new Map(src.combined) : null;
+    this.isWrapped = src.isWrapped;
+    this.time = src.time;
+  }
+
+  clone(): ScreenLine {
+    const line = new ScreenLine(0);
+    line.copyFrom(this);
+    return line;
+  }
+
+  /** Columns up to and including the last non-empty cell (written spaces count). */
+  getTrimmedLength(): number {
+    for (let i = this.length - 1; i >= 0; --i) {
+      const v = this.cells[i]!;
+      if (v & HAS_CONTENT_MASK) return i + (v >>> WIDTH_SHIFT);
+    }
+    return 0;
+  }
+
+  copyCellsFrom(src: ScreenLine, srcCol: number, destCol: number, length: number, reverse: boolean): void {
+    if (reverse) {
+      for (let c = length - 1; c >= 0; c--) this.copyCell(src, srcCol + c, destCol + c);
+    } else {
+      for (let c = 0; c < length; c++) this.copyCell(src, srcCol + c, destCol + c);
+    }
+  }
+
+  /** Text of cell i ('' for an empty cell or the second half of a wide character). */
+  cellString(i: number): string {
+    const v = this.cells[i];
+    if (v === undefined) return '';
+    if (v & COMBINED_FLAG) return this.combined?.get(i) ?? '';
+    const cp = v & CODE_MASK;
+    return cp ? String.fromCodePoint(cp) : '';
+  }
+
+  /** The row as text; empty cells read as spaces; `trimRight` stops after the last non-empty cell. */
+  translateToString(trimRight = false, startCol = 0, endCol = this.length): string {
+    if (trimRight) endCol = Math.min(endCol, this.getTrimmedLength());
+    let out = '';
+    while (startCol < endCol) {
+      const v = this.cells[startCol]!;
+      const cp = v & CODE_MASK;
+      if (v & COMBINED_FLAG) out += this.combined?.get(startCol) ?? '';
+      else if (cp === 0) out += ' ';
+      else if (cp < 0x10000) out += String.fromCharCode(cp);
+      else out += String.fromCodePoint(cp);
+      startCol += v >>> WIDTH_SHIFT || 1;
+    }
+    return out;
+  }
+}
