@@ -1,7 +1,8 @@
 // Naming and opening event stores. Requests name a store by format/file/dsn (StoreRef) and are
 // confined to eventlogdirs; the CLI (the local operator) names any store as ff:PATH, db:PATH,
 // pg:NAME|URL or odbc:DSN. Opened stores are shared through the engine (pools, caches).
-import { resolve } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
 import type { Engine } from '../engine.js';
 import { evioError } from '../errors.js';
 import { resolveInsideRoots } from '../paths.js';
@@ -38,12 +39,38 @@ export function parseStoreName(engine: Engine, name: string, cwd = process.cwd()
   }
 }
 
+/**
+ * evio's own files (keystore, I/O log index, settings) and the I/O log roots share the data
+ * folder with the event logs by default; a request may never open them as an event store (a
+ * read would otherwise create event tables inside the index).
+ */
+function refusePrivate(engine: Engine, path: string, asked: string): string {
+  const s = engine.settings;
+  const privateFiles = [s.keystore, s.iologcache, ...(s.source ? [s.source] : [])].map((p) => realOrSelf(p));
+  const underIologRoot = s.iologdirs.some((r) => {
+    const root = realOrSelf(r);
+    return path === root || path.startsWith(`${root}${sep}`);
+  });
+  if (underIologRoot || privateFiles.some((p) => path === p || path.startsWith(`${p}-`) || path === `${p}.lock`)) {
+    throw evioError('PATH_OUTSIDE_ROOTS', `file "${asked}" is not an event log: evio's own files and the I/O log roots cannot be opened as one`);
+  }
+  return path;
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(p);
+  }
+}
+
 /** The store a request names, confined to the configured directories. */
 export function requestStoreSpec(engine: Engine, ref: StoreRef, forWrite = false): StoreSpec {
   const s = engine.settings;
   switch (ref.format) {
     case 'ff':
-      return { kind: 'ff', path: resolveInsideRoots(s.eventlogdirs, ref.file, 'file', forWrite) };
+      return { kind: 'ff', path: refusePrivate(engine, resolveInsideRoots(s.eventlogdirs, ref.file, 'file', forWrite), ref.file) };
     case 'odbc':
       return { kind: 'odbc', dsn: ref.dsn };
     case 'db': {
@@ -54,7 +81,7 @@ export function requestStoreSpec(engine: Engine, ref: StoreRef, forWrite = false
       if (/^[a-z]+:\/\//i.test(name)) {
         throw evioError('QUERY_UNKNOWN_DATABASE', 'a database is named in the settings, never by URL in a request');
       }
-      return { kind: 'sqlite', path: resolveInsideRoots(s.eventlogdirs, name, 'file', forWrite) };
+      return { kind: 'sqlite', path: refusePrivate(engine, resolveInsideRoots(s.eventlogdirs, name, 'file', forWrite), name) };
     }
   }
 }

@@ -31,3 +31,32 @@ describe('routing', () => {
     expect(r).toEqual({ kind: 'json', http: 200, body: { status: 0, destinations: { db: '/nonexistent-evio-home/events.sqlite', ff: '/nonexistent-evio-home/events.ndjson', prog: null, odbc: null, syslog: null } } });
   });
 });
+
+describe('private files', () => {
+  it('refuses to open the keystore, the I/O log index or an I/O log root as an event store', async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync, existsSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const home = mkdtempSync(join(tmpdir(), 'evio-private-'));
+    mkdirSync(join(home, 'iolog'));
+    writeFileSync(join(home, 'keystore.json'), '{"apps":{}}', { mode: 0o600 });
+    writeFileSync(join(home, 'iolog-index.sqlite'), '');
+    writeFileSync(join(home, 'iolog', 'x.ndjson'), '');
+    const e = new Engine(loadSettings({ env: { EVIO_HOME: home } }));
+    try {
+      for (const q of [
+        { format: 'ff', file: 'keystore.json' },
+        { format: 'db', file: 'keystore.json' },
+        { format: 'db', file: 'iolog-index.sqlite' },
+        { format: 'ff', file: 'iolog/x.ndjson' },
+      ]) {
+        const r = await dispatch(e, req('GET', '/REST/v2.0/events', q));
+        expect({ q, r }).toMatchObject({ q, r: { http: 403, body: { status: 1008 } } });
+      }
+      expect(readFileSync(join(home, 'iolog-index.sqlite')).length).toBe(0);
+      expect(existsSync(join(home, 'events.ndjson'))).toBe(false);
+    } finally {
+      await e.close();
+    }
+  });
+});
