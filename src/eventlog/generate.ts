@@ -2,19 +2,10 @@
 // give the same bytes. Shape of a busy sudo fleet: a few hundred users and hosts, realistic
 // commands with argv, ~5 % rejects, ~20 % I/O-logged (K) sessions, finish records arriving some
 // records after their accepts, and a few sessions still running at the end.
+import { prng } from '../prng.js';
 import type { StoredEvent } from './types.js';
 
-/** mulberry32: a tiny, fast 32-bit PRNG (public-domain algorithm by Tommy Ettinger). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from '../prng.js';
 
 const FIRST = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi', 'ivan', 'judy', 'mallory', 'niaj', 'olivia', 'peggy', 'rupert', 'sybil', 'trent', 'victor', 'walter', 'yara'];
 const RUNUSERS = ['root', 'root', 'root', 'root', 'postgres', 'www-data', 'oracle', 'nobody', 'deploy', 'backup'];

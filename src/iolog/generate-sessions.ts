@@ -7,18 +7,8 @@
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { prng } from '../prng.js';
 
-/** mulberry32: a small, fast, seedable PRNG (public-domain algorithm by Tommy Ettinger). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const USERS = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'];
 const HOSTS = ['web01', 'web02', 'db01', 'build7', 'gw'];

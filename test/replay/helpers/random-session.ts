@@ -1,18 +1,10 @@
 // Random terminal sessions built from the controls a screen model must get right; seeded, so a
 // failure is reproducible. Used by the fidelity tests (against @xterm/headless) and the fuzzers.
+import { prng } from '../../../src/prng.js';
 import type { SessionEvent } from './session-events.js';
 
-/** Small deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Small deterministic PRNG (mulberry32), the project's one. */
+export const rng = prng;
 
 const WORDS: readonly string[] = ['ls', 'total', 'drwxr-xr-x', 'root', 'héllo', 'naïve', '日本語', '한국어', 'ｗｉｄｅ', 'e\u0301', 'a\u0308\u0323', '😀', 'x', '   ', '-rw-r--r--', 'Ω≈ç√', '─│┌┐'];
 

@@ -1,0 +1,14 @@
+// One seedable PRNG for every generator of synthetic data (event logs, sessions, benchmarks,
+// test sessions), so that a seed means the same thing everywhere.
+
+/** mulberry32: a tiny, fast 32-bit PRNG (public-domain algorithm by Tommy Ettinger); values in [0, 1). */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
