@@ -2,14 +2,15 @@
 // independent reference decoder (timing + decompressed stream files) to compare against.
 import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { constants as zc, gunzipSync } from 'node:zlib';
 import { Engine } from '../../src/engine.js';
 import { loadSettings, type Settings } from '../../src/settings.js';
 
+import { SAMPLES } from '../helpers/samples.js';
+
 /** shared/samples beside the repository (as CI lays it out), or EVIO_SAMPLES. */
-export const SAMPLES = process.env.EVIO_SAMPLES ?? resolve(fileURLToPath(new URL('../../', import.meta.url)), '../shared/samples');
+export { SAMPLES };
 
 export function tempDir(prefix = 'evio-iolog-'): string {
   return mkdtempSync(join(tmpdir(), prefix));

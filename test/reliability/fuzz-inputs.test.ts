@@ -17,7 +17,7 @@ import { Authenticator } from '../../src/http/auth.js';
 import { writeKeystore } from '../../src/http/keystore.js';
 import { canonicalQuery, signSha256 } from '../../src/http/signing.js';
 
-const SAMPLES = process.env.EVIO_SAMPLES ?? new URL('../../../shared/samples', import.meta.url).pathname;
+import { SAMPLES } from '../helpers/samples.js';
 const FIXTURES = new URL('../../fixtures/eventlog', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'evio-fuzz-'));
 

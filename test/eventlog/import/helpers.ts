@@ -7,7 +7,8 @@ import type { ImportFormat } from '../../../src/eventlog/import/types.js';
 import { MemoryStore } from '../../../src/eventlog/memory-store.js';
 import type { EventStore, StoredEvent } from '../../../src/eventlog/types.js';
 
-export const SAMPLES = '/work/shared/samples';
+import { SAMPLES } from '../../helpers/samples.js';
+export { SAMPLES };
 export const FIXTURES = resolve(import.meta.dirname, '../../../fixtures/eventlog');
 export const sample = (name: string) => join(SAMPLES, name);
 export const fixture = (name: string) => join(FIXTURES, name);

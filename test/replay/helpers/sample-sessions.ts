@@ -7,7 +7,8 @@ import { join, relative } from 'node:path';
 import { constants, gunzipSync } from 'node:zlib';
 import type { SessionEvent } from './session-events.js';
 
-export const SAMPLES = '/work/shared/samples';
+import { SAMPLES } from '../../helpers/samples.js';
+export { SAMPLES };
 
 export interface SampleSession {
   name: string;
