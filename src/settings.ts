@@ -103,6 +103,7 @@ function checkType(key: string, v: unknown, source: string): void {
 }
 
 function validZone(tz: string): boolean {
+  if (tz === 'UTC' || tz === 'Etc/UTC') return true; // no ICU start-up cost for the default
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
     return true;

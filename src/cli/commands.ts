@@ -1,12 +1,19 @@
-// The command groups, in the order --help lists them.
-import { callCommand } from './call.js';
-import { demoCommand } from './demo.js';
-import { eventsCommand } from './events.js';
-import { generateCommand } from './generate.js';
-import { iologCommand } from './iolog.js';
-import { keysCommand } from './keys.js';
-import { restCommand } from './rest.js';
-import { serveCommand } from './serve.js';
+// The command groups, in the order --help lists them. Each module is loaded only when its
+// command runs: `evio events query` from cron should not pay for fastify and Swagger UI
+// (measured in BENCHMARKS.md: start-up was ~600 ms over bare Node with everything loaded).
 import type { CliCommand } from './io.js';
 
-export const commands: CliCommand[] = [serveCommand, restCommand, keysCommand, demoCommand, callCommand, eventsCommand, iologCommand, generateCommand];
+function lazy(name: string, summary: string, load: () => Promise<CliCommand>): CliCommand {
+  return { name, summary, run: async (argv, io) => (await load()).run(argv, io) };
+}
+
+export const commands: CliCommand[] = [
+  lazy('serve', 'run the REST service (HTTPS, signed calls, OpenAPI at /docs)', async () => (await import('./serve.js')).serveCommand),
+  lazy('rest', 'sign and send one REST call to a running service, print the JSON', async () => (await import('./rest.js')).restCommand),
+  lazy('keys', 'manage the keystore: add, list, remove, rotate app keys', async () => (await import('./keys.js')).keysCommand),
+  lazy('demo', 'fill the default data folder and answer sample queries (flat file + SQLite)', async () => (await import('./demo.js')).demoCommand),
+  lazy('call', 'run one REST request in-process (no signature) and print the JSON', async () => (await import('./call.js')).callCommand),
+  lazy('events', 'query, append, copy, delete, import, export, purge and rotate event records', async () => (await import('./events.js')).eventsCommand),
+  lazy('iolog', 'I/O logs: chunk, variables, ls, search, list, index, export, replay, screen', async () => (await import('./iolog.js')).iologCommand),
+  lazy('generate', 'write deterministic synthetic event logs or I/O log sessions', async () => (await import('./generate.js')).generateCommand),
+];
