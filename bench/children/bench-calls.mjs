@@ -1,0 +1,87 @@
+// Child process: in-process micro-benchmarks with tinybench against the shipped engine (dist/).
+//   node bench/children/bench-calls.mjs iolog-list CONFIG 'PARAMS-JSON' [TIME_MS]
+//   node bench/children/bench-calls.mjs dispatch CONFIG 'METHOD' 'PATH' 'QUERY-JSON' [TIME_MS]
+//   node bench/children/bench-calls.mjs query CONFIG STORE 'PARAMS-JSON' [TIME_MS]   (store.query, rows shaped)
+//   node bench/children/bench-calls.mjs sql CONFIG sqlite|pg 'PARAMS-JSON'          (prints the store's SELECT)
+// Prints {count, samples, mean, p50, p99, min, max, maxRssKB} (milliseconds) as one JSON line.
+import { Bench } from 'tinybench';
+import { Engine, loadSettings, dispatch, openStoreByName, parseEventQuery, parseStoreName, shapeEvent } from '../../dist/index.js';
+import { iologList } from '../../dist/iolog/service.js';
+
+const [kind, config, ...rest] = process.argv.slice(2);
+const engine = new Engine(loadSettings(config && config !== '-' ? { config } : { env: {} }));
+let count = 0;
+/** @type {() => Promise<void>} */
+let fn;
+let timeMs = 2000;
+if (kind === 'iolog-list') {
+  const params = JSON.parse(rest[0] ?? '{}');
+  timeMs = Number(rest[1] ?? 2000);
+  fn = async () => {
+    count = (await iologList(engine, params)).length;
+  };
+} else if (kind === 'dispatch') {
+  const [method, path, queryJson, t] = rest;
+  const query = JSON.parse(queryJson ?? '{}');
+  timeMs = Number(t ?? 2000);
+  // The first call checks the answer; the timed calls only stream it (what the server writes to
+  // its socket), so neither side pays for parsing the body.
+  let checked = false;
+  fn = async () => {
+    const res = await dispatch(engine, { method: method ?? 'GET', path: path ?? '/', query, signal: new AbortController().signal, remote: '127.0.0.1' });
+    if (res.kind === 'json-stream') {
+      if (!checked) {
+        let text = '';
+        for await (const c of res.chunks) text += c;
+        const body = JSON.parse(text);
+        if (body.status !== 0) throw new Error(`status ${body.status}: ${body.error}`);
+        count = body.events.length;
+        checked = true;
+        return;
+      }
+      let bytes = 0;
+      for await (const c of res.chunks) bytes += Buffer.byteLength(c);
+      if (bytes === 0) throw new Error('empty answer');
+    } else if (res.kind === 'json') {
+      if (res.body.status !== 0) throw new Error(`status ${res.body.status}: ${res.body.error}`);
+      JSON.stringify(res.body);
+      count = Array.isArray(res.body.events) ? res.body.events.length : 1;
+    } else throw new Error(`unexpected ${res.kind}`);
+  };
+} else if (kind === 'query' || kind === 'sql') {
+  const [storeName, paramsJson, t] = rest;
+  timeMs = Number(t ?? 2000);
+  const tz = engine.settings.timezone;
+  if (kind === 'sql') {
+    // The SELECT the store runs for these parameters (dist/eventlog/sql/select.js), for the shells.
+    const { buildSelect } = await import('../../dist/eventlog/sql/select.js');
+    const { sqlProfile } = await import('../../dist/eventlog/sql/profile.js');
+    const { query } = parseEventQuery({ ...JSON.parse(paramsJson ?? '{}'), format: 'db' }, tz);
+    const plan = buildSelect(query, sqlProfile(storeName === 'pg' ? 'pg' : 'sqlite', { driver: 'native' }));
+    process.stdout.write(`${JSON.stringify({ sql: plan.sql, params: plan.params, residual: plan.residual, memoryPaging: plan.memoryPaging })}\n`);
+    process.exit(0);
+  }
+  const spec = parseStoreName(engine, storeName ?? '');
+  const format = spec.kind === 'ff' ? { format: 'ff', file: spec.path } : { format: 'db' };
+  const { query } = parseEventQuery({ ...JSON.parse(paramsJson ?? '{}'), ...format }, tz);
+  const store = await openStoreByName(engine, storeName ?? '');
+  fn = async () => {
+    let n = 0;
+    for await (const row of store.query(query)) {
+      JSON.stringify(shapeEvent(row, query.verbose, tz));
+      n++;
+    }
+    count = n;
+  };
+} else throw new Error(`unknown benchmark ${kind}`);
+
+await fn(); // first call: opens the store / pool, not measured
+const bench = new Bench({ time: timeMs, warmupTime: Math.min(500, timeMs / 4) });
+bench.add(kind, fn);
+await bench.run();
+const task = bench.tasks[0];
+const r = /** @type {any} */ (task.result);
+if (!r || r.error || !r.latency) throw r?.error ?? new Error('no result');
+const L = r.latency;
+await engine.close();
+process.stdout.write(`${JSON.stringify({ count, samples: L.samplesCount ?? L.samples?.length, mean: L.mean, p50: L.p50, p99: L.p99, min: L.min, max: L.max, maxRssKB: process.resourceUsage().maxRSS })}\n`);

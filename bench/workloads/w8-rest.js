@@ -1,0 +1,140 @@
+// Workload 8: REST. Requests/s and latency percentiles of a signed 512-event page over HTTP on
+// loopback (autocannon; `evio serve` in its own process, every request signed with its own
+// nonce), against the same call through dispatch() in-process.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fmtInt, fmtMs, fmtRss, NotAvailable, ROOT } from '../lib/common.js';
+import { evioArgv, runChild } from '../lib/evio.js';
+
+export const id = 8;
+export const title = 'REST: a signed 512-event page over HTTP';
+
+/**
+ * Starts `evio serve` on a free loopback port; resolves when it prints its URL.
+ * @param {string} config
+ */
+function startServer(config) {
+  const argv = evioArgv(['--config', config, 'serve', '--host', '127.0.0.1', '--port', '0']);
+  const child = spawn(argv[0], argv.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`evio serve did not start in 20 s: ${out} ${err}`));
+    }, 20_000);
+    child.stdout.on('data', (b) => {
+      out += b;
+      const m = /evio serving (https?:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1] });
+      }
+    });
+    child.stderr.on('data', (b) => (err += b));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`evio serve exited ${code}: ${err.slice(0, 2000)}`));
+    });
+  });
+}
+
+/** Peak RSS of a running process, from /proc (VmHWM). @param {number} pid */
+async function peakRssKB(pid) {
+  const { readFile } = await import('node:fs/promises');
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** @param {import('../run.js').Ctx} ctx @returns {Promise<import('../lib/report.js').Section>} */
+export async function run(ctx) {
+  let autocannon;
+  try {
+    autocannon = (await import('autocannon')).default;
+  } catch {
+    throw new NotAvailable('autocannon is not installed (npm ci installs it: devDependency)');
+  }
+  const { signRequest } = await import('../../dist/http/signing.js');
+  const ev = await ctx.data.events();
+  /** @type {import('../lib/report.js').Section} */
+  const section = { id, title, setup: [], rows: [], notes: [] };
+  const cfgDir = join(ctx.dataDir, 'cfg');
+  const home = join(cfgDir, 'rest-home');
+  mkdirSync(home, { recursive: true });
+  const keystore = join(cfgDir, 'rest-keystore.json');
+  const key = randomBytes(32).toString('hex');
+  writeFileSync(keystore, JSON.stringify({ apps: { bench: { key, scheme: 'hmac-sha256', rateLimit: 0, created: new Date().toISOString() } } }), { mode: 0o600 });
+  chmodSync(keystore, 0o600);
+  const config = join(cfgDir, 'rest.json');
+  writeFileSync(config, JSON.stringify({ home, eventlogdirs: [ctx.dataDir], keystore, iologdirs: [home], workers: 1 }));
+  const file = relative(ctx.dataDir, ev.path);
+  const path = '/REST/v2.0/events';
+  const query = { format: 'ff', file, limit: '512' };
+  const target = `${path}?${new URLSearchParams(query)}`;
+  const duration = ctx.smoke ? 1 : 10;
+  section.setup.push(
+    `Call: \`GET ${target}\` — the first 512 events of \`${ctx.rel(ev.path)}\` (${fmtInt(ev.count)} events), non-verbose, finish merge on; the answer is about ${fmtInt(512 * 300)} bytes of JSON.`,
+    `HTTP: \`evio serve\` (fastify, its own process) on 127.0.0.1, keystore with one app (rate limit off); autocannon in the harness process signs every request (HMAC-SHA256 over method, path, sorted query and body hash, with a fresh \`nonce\` so no two signatures repeat) — ${duration} s with 1 connection (latency), then ${duration} s with 10 connections (throughput). Client and server share the machine's 2 cores.`,
+    'In-process: the same request through `dispatch(engine, request)` (the handler the server calls, without HTTP, signature or fastify), its JSON chunks streamed and counted (the first call\'s answer is parsed and checked); tinybench in a child process. autocannon reports latencies in whole milliseconds.',
+  );
+  const { child, url } = /** @type {{ child: import('node:child_process').ChildProcess, url: string }} */ (await startServer(config));
+  try {
+    let nonce = 0;
+    const sign = () => signRequest({ method: 'GET', target, appid: 'bench', key, nonce: `${process.pid}-${++nonce}` }).target;
+    // One checked call: the answer must be a 512-event page with status 0.
+    const res = await fetch(`${url}${sign()}`);
+    const body = /** @type {any} */ (await res.json());
+    if (body.status !== 0 || body.events?.length !== 512) throw new Error(`workload 8: the server answered ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+    /** @param {number} connections */
+    const load = (connections) =>
+      autocannon({
+        url,
+        connections,
+        duration,
+        requests: [{ method: 'GET', setupRequest: (/** @type {any} */ req) => ({ ...req, path: sign() }) }],
+      });
+    const one = await load(1);
+    const ten = await load(10);
+    const bad = one.non2xx + ten.non2xx + one.errors + ten.errors;
+    if (bad) throw new Error(`workload 8: ${bad} failed requests (non-2xx or errors)`);
+    const rss = await peakRssKB(/** @type {number} */ (child.pid));
+    const inproc = await runChild('bench-calls.mjs', ['dispatch', config, 'GET', path, JSON.stringify(query), ctx.smoke ? '500' : '5000']);
+    if (inproc.count !== 512) throw new Error(`workload 8: in-process answer had ${inproc.count} events`);
+    const lat = (/** @type {any} */ r) => `p50 ${fmtMs(r.latency.p50)}, p99 ${fmtMs(r.latency.p99)}`;
+    section.rows.push({
+      what: 'HTTP, 1 connection',
+      evio: `${r0(one.requests.average)} req/s; ${lat(one)}; ${fmtInt(one.requests.total)} requests`,
+      peerName: 'same call in-process (dispatch)',
+      peer: `${r0(1000 / inproc.mean)} calls/s; p50 ${fmtMs(inproc.p50)}, p99 ${fmtMs(inproc.p99)}`,
+      ratio: `HTTP + auth ${one.latency.mean >= inproc.mean ? '+' : '−'}${fmtMs(Math.abs(one.latency.mean - inproc.mean))} per call (mean ${fmtMs(one.latency.mean)} vs ${fmtMs(inproc.mean)}; ${(one.latency.mean / inproc.mean).toFixed(2)}×)`,
+      goal: 'report (no goal)',
+      status: 'no goal',
+      rss: fmtRss(rss),
+    });
+    section.rows.push({
+      what: 'HTTP, 10 connections',
+      evio: `${r0(ten.requests.average)} req/s; ${lat(ten)}; ${fmtInt(ten.requests.total)} requests`,
+      peerName: 'same call in-process (dispatch)',
+      peer: `${r0(1000 / inproc.mean)} calls/s (one at a time)`,
+      ratio: `${((100 * ten.requests.average) / (1000 / inproc.mean)).toFixed(0)} % of the in-process rate`,
+      goal: 'report (no goal)',
+      status: 'no goal',
+      rss: fmtRss(rss),
+      note: 'evio peak RSS here is the server process after both runs (VmHWM).',
+    });
+  } finally {
+    child.kill('SIGTERM');
+  }
+  return section;
+}
+
+/** @param {number} x */
+function r0(x) {
+  return fmtInt(Math.round(x));
+}
