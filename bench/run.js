@@ -174,10 +174,21 @@ async function main() {
     const here = sections.find((x) => x.id === n);
     if (here) all.push(here);
     else if (opts.write) {
+      let stored = null;
       try {
-        all.push(JSON.parse(readFileSync(join(RESULTS_DIR, `w${n}.json`), 'utf8')).section);
+        stored = JSON.parse(readFileSync(join(RESULTS_DIR, `w${n}.json`), 'utf8')).section;
       } catch {
         // never measured at full size on this machine
+      }
+      if (stored) {
+        // Explanations are text about the code, not figures: the current ones apply.
+        const mod = await import(WORKLOADS[n - 1]);
+        const notes = typeof mod.explain === 'function' ? mod.explain(stored) : [];
+        for (const note of [...notes].reverse()) if (!stored.notes.includes(note)) stored.notes.unshift(note);
+        all.push(stored);
+      } else {
+        const mod = await import(WORKLOADS[n - 1]);
+        all.push({ id: n, title: mod.title, setup: [], rows: [], notes: [], unavailable: `not measured at full size on this machine yet (\`node bench/run.js --only ${n}\`)` });
       }
     }
   }

@@ -131,11 +131,7 @@ export async function run(ctx) {
     rss: fmtRss(start.rssKB),
   });
 
-  if (section.rows.some((r) => r.status === 'MISSED')) {
-    section.notes.push(
-      '**Why the rg goal is missed.** ripgrep memory-maps the file and finds the literal with SIMD (a rare-byte pair filter over 32 bytes at a time), and its process starts in a millisecond. evio is a Node process: the start-up row shows what Node and loading the CLI cost before the first byte is read (`src/cli/commands.ts` imports every command module, and with them fastify, pg, tar-stream and the rest, for every command), and the in-process row shows the scan alone. The scan reads the file into one 1 MiB buffer with `read()` and looks for the value literal `"alice"` with `Buffer.indexOf` from its rarest byte (src/eventlog/flatfile/needle.ts); every byte of that needle is common in JSON, so the search stops often, and `indexOfBuffer` is the top frame of the profile below. Only lines holding the literal are parsed. A 2× budget over rg is below what a Node process can reach on this file: the start of `node -e 0` alone is a large part of it.',
-    );
-  }
+  section.notes.push(...explain(section));
   if (ctx.profile && section.rows.some((r) => r.status === 'MISSED')) {
     section.notes.push(
       ...(await profileLines([evioArgvScript(), 'events', 'query', `ff:${file}`, '--submituser', user, '--dump', '1', '--limit', '100000000'], { label: `evio events query --submituser ${user} --dump 1` })),
@@ -146,4 +142,12 @@ export async function run(ctx) {
 
 function evioArgvScript() {
   return evioArgv([])[1];
+}
+
+/** Explanations of missed goals (text only, no figures): also applied to a stored section when a later partial run rewrites BENCHMARKS.md. @param {import('../lib/report.js').Section} section */
+export function explain(section) {
+  if (!section.rows.some((r) => r.status === 'MISSED')) return [];
+  return [
+    '**Why the rg goal is missed.** ripgrep memory-maps the file and finds the literal with SIMD (a rare-byte pair filter over 32 bytes at a time), and its process starts in a millisecond. evio is a Node process: the start-up row shows what Node and loading the CLI cost before the first byte is read (`src/cli/commands.ts` imports every command module, and with them fastify, pg, tar-stream and the rest, for every command), and the in-process row shows the scan alone. The scan reads the file into one 1 MiB buffer with `read()` and looks for the value literal `"alice"` with `Buffer.indexOf` from its rarest byte (src/eventlog/flatfile/needle.ts); every byte of that needle is common in JSON, so the search stops often, and `indexOfBuffer` is the top frame of the profile below. Only lines holding the literal are parsed. A 2× budget over rg is below what a Node process can reach on this file: the start of `node -e 0` alone is a large part of it.',
+  ];
 }

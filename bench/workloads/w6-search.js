@@ -91,11 +91,7 @@ export async function run(ctx) {
   } else {
     section.rows.push({ what: 'search wall time vs zgrep -c', evio: fmtTiming(t[cores], runs), status: 'not available', note: 'zgrep (gzip) is not installed' });
   }
-  if (speedup < 1.7) {
-    section.notes.push(
-      '**Why the pool scales poorly here.** Each session is one task (src/worker/iolog-tasks.ts `searchSession` → src/iolog/search.ts). Per session the task creates a new `BudgetedMatcher`, i.e. a new vm context (`createContext`), and runs the regex through `Script.runInContext` with a `timeout` after every timing record that completed a line — a vm entry with a watchdog each time; src/iolog/sudo-session.ts `events()` reads every stream, also the ones the keyword does not ask for (ttyin for `output`), and src/iolog/stream-cursor.ts reads a plain stream file with one `fh.read` per timing record (one byte per record for echoed keystrokes), each a thread-pool round trip. The workers spend much of their time idle, waiting for those reads, and with another core busy (see the load average) two workers cannot double the rate. The profile below shows the worker thread.',
-    );
-  }
+  section.notes.push(...explain(section));
   if (ctx.profile && speedup < 1.7) {
     const subset = ss.count > 2000 ? '00/01/*' : '**';
     section.notes.push(
@@ -105,4 +101,12 @@ export async function run(ctx) {
     );
   }
   return section;
+}
+
+/** Explanations of missed goals (text only, no figures): also applied to a stored section when a later partial run rewrites BENCHMARKS.md. @param {import('../lib/report.js').Section} section */
+export function explain(section) {
+  if (!section.rows.some((r) => r.status === 'MISSED')) return [];
+  return [
+    '**Why the pool scales poorly here.** Each session is one task (src/worker/iolog-tasks.ts `searchSession` → src/iolog/search.ts). Per session the task creates a new `BudgetedMatcher`, i.e. a new vm context (`createContext`), and runs the regex through `Script.runInContext` with a `timeout` after every timing record that completed a line — a vm entry with a watchdog each time; src/iolog/sudo-session.ts `events()` reads every stream, also the ones the keyword does not ask for (ttyin for `output`), and src/iolog/stream-cursor.ts reads a plain stream file with one `fh.read` per timing record (one byte per record for echoed keystrokes), each a thread-pool round trip. The workers spend much of their time idle, waiting for those reads, and with another core busy (see the load average) two workers cannot double the rate. The profile below shows the worker thread.',
+  ];
 }
