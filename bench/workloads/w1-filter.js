@@ -3,6 +3,7 @@
 import { fmtInt, fmtMs, fmtRatio, fmtRss, fmtTiming, NODE, BENCH_DIR, NotAvailable, timeProcess, which } from '../lib/common.js';
 import { evioArgv, profileLines, runChild } from '../lib/evio.js';
 import { join } from 'node:path';
+import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 
 export const id = 1;
 export const title = 'Flat file: selective literal filter';
@@ -118,11 +119,17 @@ export async function run(ctx) {
     });
   }
 
-  // Process start-up of the CLI, for scale.
-  const start = await timeProcess(evioArgv(['--version']), { runs, warmup: ctx.warmup });
+  // Process start-up of the CLI, for scale: the same command on a one-record file.
+  const one = join(ctx.dataDir, 'one-event.ndjson');
+  const head = Buffer.alloc(4096);
+  const fd = openSync(file, 'r');
+  const got = readSync(fd, head, 0, head.length, 0);
+  closeSync(fd);
+  writeFileSync(one, `${head.subarray(0, got).toString('utf8').split('\n')[0]}\n`);
+  const start = await timeProcess(evioArgv(['events', 'query', `ff:${one}`, '--limit', '1']), { runs, warmup: ctx.warmup });
   const nodeStart = await timeProcess([NODE, '-e', '0'], { runs, warmup: ctx.warmup });
   section.rows.push({
-    what: 'start-up: `evio --version` (loads the CLI and every command module)',
+    what: 'start-up: the same `evio events query` on a one-record file',
     evio: fmtTiming(start, runs),
     peerName: '`node -e 0`',
     peer: fmtTiming(nodeStart, runs),
@@ -148,6 +155,6 @@ function evioArgvScript() {
 export function explain(section) {
   if (!section.rows.some((r) => r.status === 'MISSED')) return [];
   return [
-    '**Why the rg goal is missed.** ripgrep memory-maps the file and finds the literal with SIMD (a rare-byte pair filter over 32 bytes at a time), and its process starts in a millisecond. evio is a Node process: the start-up row shows what Node and loading the CLI cost before the first byte is read (`src/cli/commands.ts` imports every command module, and with them fastify, pg, tar-stream and the rest, for every command), and the in-process row shows the scan alone. The scan reads the file into one 1 MiB buffer with `read()` and looks for the value literal `"alice"` with `Buffer.indexOf` from its rarest byte (src/eventlog/flatfile/needle.ts); every byte of that needle is common in JSON, so the search stops often, and `indexOfBuffer` is the top frame of the profile below. Only lines holding the literal are parsed. A 2× budget over rg is below what a Node process can reach on this file: the start of `node -e 0` alone is a large part of it.',
+    '**Why the rg goal is missed.** ripgrep memory-maps the file and finds the literal with SIMD (a rare-byte pair filter over 32 bytes at a time), and its process starts in a millisecond. evio is a Node process: the start-up row shows what Node, the CLI, the settings and opening the store cost around a one-record query (command modules load lazily, src/cli/commands.ts), and the in-process row shows the scan alone. The scan reads the file into one 1 MiB buffer with `read()` and looks for the value literal `"alice"` with `Buffer.indexOf` from its rarest byte (src/eventlog/flatfile/needle.ts); every byte of that needle is common in JSON, so the search stops often, and `indexOfBuffer` is the top frame of the profile below. Only lines holding the literal are parsed. A 2× budget over rg is below what a Node process can reach on this file: the start of `node -e 0` alone is a large part of it.',
   ];
 }
