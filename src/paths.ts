@@ -5,7 +5,7 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { evioError } from './errors.js';
 
-function realOrNull(p: string): string | null {
+export function realOrNull(p: string): string | null {
   try {
     return realpathSync(p);
   } catch {
@@ -13,7 +13,8 @@ function realOrNull(p: string): string | null {
   }
 }
 
-function inside(root: string, p: string): boolean {
+/** `p` is `root` or below it (both already resolved). */
+export function inside(root: string, p: string): boolean {
   const rel = relative(root, p);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && !rel.split(sep).includes('..'));
 }

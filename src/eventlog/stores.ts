@@ -1,11 +1,10 @@
 // Naming and opening event stores. Requests name a store by format/file/dsn (StoreRef) and are
 // confined to eventlogdirs; the CLI (the local operator) names any store as ff:PATH, db:PATH,
 // pg:NAME|URL or odbc:DSN. Opened stores are shared through the engine (pools, caches).
-import { realpathSync } from 'node:fs';
-import { resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
 import type { Engine } from '../engine.js';
 import { evioError } from '../errors.js';
-import { resolveInsideRoots } from '../paths.js';
+import { inside, realOrNull, resolveInsideRoots } from '../paths.js';
 import { redactUrl } from './postgres/pg-store.js';
 import type { StoreRef } from './query.js';
 import type { EventStore } from './types.js';
@@ -15,6 +14,13 @@ export type StoreSpec =
   | { kind: 'sqlite'; path: string }
   | { kind: 'pg'; name: string; url: string }
   | { kind: 'odbc'; dsn: string };
+
+const PG_URL_RE = /^postgres(ql)?:\/\//;
+
+/** A database named in the settings: a postgres:// URL, or else an SQLite path. */
+function configuredDatabase(name: string, url: string): StoreSpec {
+  return PG_URL_RE.test(url) ? { kind: 'pg', name, url } : { kind: 'sqlite', path: resolve(url) };
+}
 
 /** `ff:PATH`, `db:PATH` (SQLite), `db:NAME`/`pg:NAME` (a configured database), `pg:URL`, `odbc:DSN`. */
 export function parseStoreName(engine: Engine, name: string, cwd = process.cwd()): StoreSpec {
@@ -28,13 +34,12 @@ export function parseStoreName(engine: Engine, name: string, cwd = process.cwd()
     case 'odbc':
       return { kind: 'odbc', dsn: rest };
     case 'pg':
-      if (/^postgres(ql)?:\/\//.test(rest)) return { kind: 'pg', name: redactUrl(rest), url: rest };
-      if (dbs[rest] && /^postgres(ql)?:\/\//.test(dbs[rest])) return { kind: 'pg', name: rest, url: dbs[rest] };
+      if (PG_URL_RE.test(rest)) return { kind: 'pg', name: redactUrl(rest), url: rest };
+      if (dbs[rest] !== undefined && PG_URL_RE.test(dbs[rest])) return configuredDatabase(rest, dbs[rest]);
       throw evioError('QUERY_UNKNOWN_DATABASE', `pg:${rest} is neither a postgres:// URL nor a PostgreSQL database named in the settings' "databases"`);
     default: {
       const url = dbs[rest];
-      if (url !== undefined) return /^postgres(ql)?:\/\//.test(url) ? { kind: 'pg', name: rest, url } : { kind: 'sqlite', path: resolve(url) };
-      return { kind: 'sqlite', path: resolve(cwd, rest) };
+      return url !== undefined ? configuredDatabase(rest, url) : { kind: 'sqlite', path: resolve(cwd, rest) };
     }
   }
 }
@@ -46,23 +51,13 @@ export function parseStoreName(engine: Engine, name: string, cwd = process.cwd()
  */
 function refusePrivate(engine: Engine, path: string, asked: string): string {
   const s = engine.settings;
-  const privateFiles = [s.keystore, s.iologcache, ...(s.source ? [s.source] : [])].map((p) => realOrSelf(p));
-  const underIologRoot = s.iologdirs.some((r) => {
-    const root = realOrSelf(r);
-    return path === root || path.startsWith(`${root}${sep}`);
-  });
+  const real = (p: string) => realOrNull(p) ?? resolve(p);
+  const privateFiles = [s.keystore, s.iologcache, ...(s.source ? [s.source] : [])].map(real);
+  const underIologRoot = s.iologdirs.some((r) => inside(real(r), path));
   if (underIologRoot || privateFiles.some((p) => path === p || path.startsWith(`${p}-`) || path === `${p}.lock`)) {
     throw evioError('PATH_OUTSIDE_ROOTS', `file "${asked}" is not an event log: evio's own files and the I/O log roots cannot be opened as one`);
   }
   return path;
-}
-
-function realOrSelf(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return resolve(p);
-  }
 }
 
 /** The store a request names, confined to the configured directories. */
@@ -76,7 +71,7 @@ export function requestStoreSpec(engine: Engine, ref: StoreRef, forWrite = false
     case 'db': {
       const name = ref.file ?? s.eventdb;
       const url = s.databases[name];
-      if (url !== undefined) return /^postgres(ql)?:\/\//.test(url) ? { kind: 'pg', name, url } : { kind: 'sqlite', path: resolve(url) };
+      if (url !== undefined) return configuredDatabase(name, url);
       if (ref.file === null) return { kind: 'sqlite', path: s.eventdb };
       if (/^[a-z]+:\/\//i.test(name)) {
         throw evioError('QUERY_UNKNOWN_DATABASE', 'a database is named in the settings, never by URL in a request');

@@ -1,6 +1,5 @@
 // An event database reached through an ODBC data source (`format=odbc&dsn=NAME`): the DBMS is
 // detected, and evio's schema is read (and written) with that DBMS's paging and wildcard syntax.
-import type { Settings } from '../../settings.js';
 import { evioError } from '../../errors.js';
 import { checkSchemaName } from '../sql/profile.js';
 import { SqlEventStore, type SqlStoreOptions } from '../sql/sql-store.js';
@@ -70,9 +69,4 @@ export class OdbcStore extends SqlEventStore {
     await this.ready();
     return this.driverRef!.dbms;
   }
-}
-
-/** The store for `format=odbc&dsn=NAME` / `odbc:DSN`, with the settings' statement timeout. */
-export function odbcStoreFromSettings(settings: Settings, dsn: string): OdbcStore {
-  return new OdbcStore({ dsn, statementTimeoutMs: settings.statementTimeoutMs });
 }

@@ -1,1 +1,1 @@
-export { PostgresStore, postgresStoreFromSettings, redactUrl, type PostgresStoreOptions } from './pg-store.js';
+export { PostgresStore, redactUrl, type PostgresStoreOptions } from './pg-store.js';

@@ -1,7 +1,5 @@
 // A PostgreSQL event database (a central log server's years of events), behind the same
 // EventStore contract as SQLite. evio owns the schema (created on first use, versioned).
-import type { Settings } from '../../settings.js';
-import { evioError } from '../../errors.js';
 import { checkSchemaName } from '../sql/profile.js';
 import { SqlEventStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import type { SqlDriver } from '../sql/driver.js';
@@ -59,17 +57,4 @@ export class PostgresStore extends SqlEventStore {
       applicationName: o.applicationName ?? 'evio',
     });
   }
-}
-
-/**
- * The store for `pg:NAME` / `format=db&file=NAME`: NAME is a key of settings.databases holding a
- * postgres:// URL, or (from the CLI) a URL itself; the statement timeout comes from the settings.
- */
-export function postgresStoreFromSettings(settings: Settings, nameOrUrl: string, extra: Omit<PostgresStoreOptions, 'connectionString' | 'name' | 'statementTimeoutMs'> = {}): PostgresStore {
-  const isUrl = /^postgres(ql)?:\/\//.test(nameOrUrl);
-  const url = isUrl ? nameOrUrl : settings.databases[nameOrUrl];
-  if (url === undefined || !/^postgres(ql)?:\/\//.test(url)) {
-    throw evioError('QUERY_UNKNOWN_DATABASE', `pg:${isUrl ? redactUrl(nameOrUrl) : nameOrUrl} is not a postgres:// URL or a PostgreSQL database named in the settings' "databases"`);
-  }
-  return new PostgresStore({ ...extra, connectionString: url, name: isUrl ? redactUrl(url) : nameOrUrl, statementTimeoutMs: settings.statementTimeoutMs });
 }

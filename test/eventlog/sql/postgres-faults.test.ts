@@ -4,7 +4,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvioError, isEvioError, type ErrorName } from '../../../src/errors.js';
-import { PostgresStore, postgresStoreFromSettings } from '../../../src/eventlog/postgres/index.js';
+import { Engine } from '../../../src/engine.js';
+import { openStore, parseStoreName } from '../../../src/eventlog/stores.js';
+import { PostgresStore } from '../../../src/eventlog/postgres/index.js';
 import { loadSettings } from '../../../src/settings.js';
 import { DELETE_ALL, DUMP_ALL } from './model.js';
 import { dropPgSchemas, PG_URL, postgresService, waitForPgRestart } from './services.js';
@@ -81,12 +83,14 @@ describe('PostgreSQL connection failures answer PG_CONNECT naming the store', ()
     expectClear(await failure(s.lastRecnum()), 'PG_CONNECT', 'pg:central', /database "evio_no_such_database" does not exist/);
   });
 
-  it('a name in the settings: unknown names are refused, known ones take the settings timeout', () => {
-    const settings = loadSettings({ overrides: { databases: { central: PG_URL, local: '/tmp/x.sqlite' }, statementTimeoutMs: 1234 } });
-    expect(postgresStoreFromSettings(settings, 'central').name).toBe('pg:central');
-    expect(() => postgresStoreFromSettings(settings, 'local')).toThrow(/^1116 /);
-    expect(() => postgresStoreFromSettings(settings, 'nope')).toThrow(/^1116 /);
-    expect(postgresStoreFromSettings(settings, 'postgres://u:pw@h/db').name).toBe('pg:postgres://u:***@h/db');
+  it('a name in the settings: unknown names are refused, known ones take the settings timeout', async () => {
+    const engine = new Engine(loadSettings({ overrides: { databases: { central: PG_URL, local: '/tmp/x.sqlite' }, statementTimeoutMs: 1234 } }));
+    const named = async (n: string) => (await openStore(engine, parseStoreName(engine, n))).name;
+    expect(await named('pg:central')).toBe('pg:central');
+    expect(() => parseStoreName(engine, 'pg:local')).toThrow(/^1116 /);
+    expect(() => parseStoreName(engine, 'pg:nope')).toThrow(/^1116 /);
+    expect(await named('pg:postgres://u:pw@h/db')).toBe('pg:postgres://u:***@h/db');
+    await engine.close();
   });
 });
 
