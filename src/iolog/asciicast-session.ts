@@ -9,7 +9,7 @@ import { decodedChunks } from './decoded-file.js';
 import { CAST_LINE_MAX, CAST_V1_MAX_BYTES, INFO_MAX_BYTES, MAX_PIECE } from './limits.js';
 import { LineSplitter } from './line-splitter.js';
 import type { SessionInfo, Variables } from './log-info.js';
-import { checkAborted, type EventOptions, type IologSession, type ScanResult, type SessionEvent } from './session.js';
+import { checkAborted, onceWarner, type EventOptions, type IologSession, type ScanResult, type SessionEvent } from './session.js';
 import { parseDelay } from './timing.js';
 
 type CastVersion = 1 | 2 | 3;
@@ -54,16 +54,11 @@ function headerVersion(v: Variables): CastVersion | null {
 export class AsciicastSession implements IologSession {
   readonly format = 'asciicast' as const;
   readonly warnings: string[] = [];
+  private readonly warn = onceWarner(this.warnings);
   private header: Promise<Header> | null = null;
-  private warned = new Set<string>();
 
   constructor(readonly path: string) {}
 
-  private warn(key: string, text: string): void {
-    if (this.warned.has(key)) return;
-    this.warned.add(key);
-    this.warnings.push(text);
-  }
 
   /** Lines of the file (comments and empty lines dropped), the header first. */
   private async *lines(signal?: AbortSignal): AsyncGenerator<string> {

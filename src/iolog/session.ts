@@ -75,3 +75,16 @@ export function checkAborted(signal: AbortSignal | undefined): void {
     throw err;
   }
 }
+
+/**
+ * A `warn(key, text)` that records each kind of warning once into `into`: a damaged file would
+ * otherwise repeat the same warning for every record.
+ */
+export function onceWarner(into: string[]): (key: string, text: string) => void {
+  const seen = new Set<string>();
+  return (key, text) => {
+    if (seen.has(key)) return;
+    seen.add(key);
+    into.push(text);
+  };
+}

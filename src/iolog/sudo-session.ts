@@ -8,7 +8,7 @@ import { ERRORS } from '../errors.js';
 import { decodedChunks } from './decoded-file.js';
 import { MAX_PIECE, TIMING_LINE_MAX } from './limits.js';
 import { readSudoVariables, sudoInfo, type SessionInfo, type Variables } from './log-info.js';
-import { checkAborted, type EventOptions, type IologSession, type ScanResult, type SessionEvent } from './session.js';
+import { checkAborted, onceWarner, type EventOptions, type IologSession, type ScanResult, type SessionEvent } from './session.js';
 import { StreamCursor } from './stream-cursor.js';
 import { LineSplitter } from './line-splitter.js';
 import { STREAM_NAMES, TimingParser, type StreamName, type TimingRecord } from './timing.js';
@@ -16,16 +16,11 @@ import { STREAM_NAMES, TimingParser, type StreamName, type TimingRecord } from '
 export class SudoSession implements IologSession {
   readonly format = 'sudo' as const;
   readonly warnings: string[] = [];
+  private readonly warn = onceWarner(this.warnings);
   private vars: Promise<Variables> | null = null;
-  private warned = new Set<string>();
 
   constructor(readonly path: string) {}
 
-  private warn(key: string, text: string): void {
-    if (this.warned.has(key)) return;
-    this.warned.add(key);
-    this.warnings.push(text);
-  }
 
   variables(): Promise<Variables> {
     this.vars ??= readSudoVariables(this.path).then((l) => l.variables);
