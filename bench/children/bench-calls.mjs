@@ -57,7 +57,8 @@ if (kind === 'iolog-list') {
     const { buildSelect } = await import('../../dist/eventlog/sql/select.js');
     const { sqlProfile } = await import('../../dist/eventlog/sql/profile.js');
     const { query } = parseEventQuery({ ...JSON.parse(paramsJson ?? '{}'), format: 'db' }, tz);
-    const plan = buildSelect(query, sqlProfile(storeName === 'pg' ? 'pg' : 'sqlite', { driver: 'native' }));
+    // Non-verbose answers read the summary columns, as the service asks (QueryOptions.summary).
+    const plan = buildSelect(query, sqlProfile(storeName === 'pg' ? 'pg' : 'sqlite', { driver: 'native' }), !query.verbose);
     process.stdout.write(`${JSON.stringify({ sql: plan.sql, params: plan.params, residual: plan.residual, memoryPaging: plan.memoryPaging })}\n`);
     process.exit(0);
   }
@@ -67,7 +68,7 @@ if (kind === 'iolog-list') {
   const store = await openStoreByName(engine, storeName ?? '');
   fn = async () => {
     let n = 0;
-    for await (const row of store.query(query)) {
+    for await (const row of store.query(query, { summary: !query.verbose })) {
       JSON.stringify(shapeEvent(row, query.verbose, tz));
       n++;
     }

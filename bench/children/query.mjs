@@ -20,7 +20,7 @@ for (let i = 0; i < Number(repeatArg); i++) {
   const t0 = performance.now();
   count = 0;
   bytes = 0;
-  for await (const row of store.query(query)) {
+  for await (const row of store.query(query, { summary: !query.verbose })) {
     bytes += JSON.stringify(shapeEvent(row, query.verbose, tz)).length + 1;
     count++;
   }

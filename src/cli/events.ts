@@ -97,7 +97,7 @@ export const eventsCommand: CliCommand = {
         const store = await openStore(engine, spec);
         let n = 0;
         let buf = '';
-        for await (const row of store.query(query, { signal: io.signal })) {
+        for await (const row of store.query(query, { signal: io.signal, summary: !query.verbose })) {
           buf += `${JSON.stringify(shapeEvent(row, query.verbose, tz))}\n`;
           if (++n % 1000 === 0) {
             if (!io.out.write(buf)) await new Promise((r) => io.out.once('drain', r));

@@ -21,7 +21,7 @@ export async function queryEvents(engine: Engine, params: Params, signal?: Abort
   const { store: ref, query } = parseEventQuery(params, tz);
   const store = await openRequestStore(engine, ref);
   const stats: ScanStats = { malformed: 0 };
-  return { store, stats, events: shapeRows(store, query, { signal, stats }, (row) => shapeEvent(row, query.verbose, tz)) };
+  return { store, stats, events: shapeRows(store, query, { signal, stats, summary: !query.verbose }, (row) => shapeEvent(row, query.verbose, tz)) };
 }
 
 /** GET /REST/events: the legacy flat-file listing. */
@@ -30,12 +30,13 @@ export async function queryLegacyEvents(engine: Engine, params: Params, signal?:
   const { store: ref, query } = parseLegacyQuery(params, tz);
   const store = await openRequestStore(engine, ref);
   const stats: ScanStats = { malformed: 0 };
-  return { store, stats, events: shapeRows(store, query, { signal, stats }, (row) => shapeLegacyEvent(row, tz)) };
+  return { store, stats, events: shapeRows(store, query, { signal, stats, summary: false }, (row) => shapeLegacyEvent(row, tz)) };
 }
 
-async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: AbortSignal | undefined; stats: ScanStats }, shape: (r: EventRow) => T): AsyncIterable<T> {
+async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: AbortSignal | undefined; stats: ScanStats; summary: boolean }, shape: (r: EventRow) => T): AsyncIterable<T> {
   if (q.limit === 0) return;
-  const o: QueryOptions = opts.signal ? { signal: opts.signal, stats: opts.stats } : { stats: opts.stats };
+  const o: QueryOptions = { stats: opts.stats, summary: opts.summary };
+  if (opts.signal) o.signal = opts.signal;
   for await (const row of store.query(q, o)) yield shape(row);
 }
 

@@ -47,11 +47,24 @@ export function zoneOffsetMs(tz: string, ms: number): number {
   return off;
 }
 
+// Records come in time order, so consecutive ones nearly always share their local hour: its
+// `YYYY-MM-DD HH:` is built once (one Date) and only minutes and seconds are added per record.
+let lastHour = Number.NaN;
+let lastHourPrefix = '';
+
 /** `YYYY-MM-DD HH:MM:SS` of Unix seconds in `tz` (fractions truncated). */
 export function formatEpoch(seconds: number, tz: string): string {
   const ms = Math.floor(seconds) * 1000;
-  const [y, mo, d, h, mi, s] = utcParts(ms + zoneOffsetMs(tz, ms));
-  return `${y}-${pad2(mo)}-${pad2(d)} ${pad2(h)}:${pad2(mi)}:${pad2(s)}`;
+  const local = ms + zoneOffsetMs(tz, ms);
+  const hour = Math.floor(local / 3_600_000);
+  if (hour !== lastHour) {
+    const [y, mo, d, h] = utcParts(hour * 3_600_000);
+    lastHourPrefix = `${y}-${pad2(mo)}-${pad2(d)} ${pad2(h)}:`;
+    lastHour = hour;
+  }
+  const inHour = (local - hour * 3_600_000) / 1000;
+  const mi = Math.floor(inHour / 60);
+  return `${lastHourPrefix}${pad2(mi)}:${pad2(inHour - mi * 60)}`;
 }
 
 /** `[YYYY/MM/DD, HH:MM:SS]` for the legacy listing. */

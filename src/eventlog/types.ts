@@ -81,6 +81,14 @@ export interface EventQuery extends EventFilter {
 export interface QueryOptions {
   signal?: AbortSignal;
   /**
+   * The caller reads only the fields of the non-verbose answer (shapeEvent with verbose=0):
+   * recnum, uniqueid, etype, time, the four user/host fields, runcommand and the exit columns.
+   * A database store may then answer rows whose `rec` holds only those, read from its indexed
+   * columns instead of parsing each stored record (a corrupt record column is then not
+   * noticed). Other stores ignore it.
+   */
+  summary?: boolean;
+  /**
    * Counters of this query (malformed lines skipped). Pass one per query when a store serves
    * concurrent queries; without it the store's own `stats` (the last query's) is used.
    */

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseEventDelete, parseEventQuery, parseLegacyQuery } from '../../src/eventlog/query.js';
 import { formatEpoch, parseQueryDate } from '../../src/eventlog/time.js';
@@ -80,6 +81,25 @@ describe('dates', () => {
     expect(formatEpoch(1767225600, 'UTC')).toBe('2026-01-01 00:00:00');
     expect(formatEpoch(1767225600.9, 'America/New_York')).toBe('2025-12-31 19:00:00');
     expect(formatEpoch(Date.UTC(2026, 6, 1, 12) / 1000, 'America/New_York')).toBe('2026-07-01 08:00:00');
+  });
+  it('renders epoch like Intl does, in any order, any zone (the per-hour cache is invisible)', () => {
+    const intl = new Map<string, Intl.DateTimeFormat>();
+    const reference = (sec: number, tz: string) => {
+      let f = intl.get(tz);
+      if (!f) intl.set(tz, (f = new Intl.DateTimeFormat('en-CA', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })));
+      const p = Object.fromEntries(f.formatToParts(new Date(Math.floor(sec) * 1000)).map((x) => [x.type, x.value]));
+      return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+    };
+    const zones = ['UTC', 'Europe/Paris', 'America/St_Johns', 'Asia/Kathmandu', 'Australia/Lord_Howe'];
+    // Times near each other (same hour, neighbour hours, DST edges of 2026) and far apart.
+    const near = fc.integer({ min: 1_774_000_000, max: 1_775_000_000 });
+    const far = fc.integer({ min: 0, max: 4_102_444_800 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.oneof(near, far), fc.double({ min: 0, max: 0.999, noNaN: true }), fc.constantFrom(...zones)), { minLength: 1, maxLength: 40 }), (items) => {
+        for (const [s, frac, tz] of items) expect(formatEpoch(s + frac, tz)).toBe(reference(s, tz));
+      }),
+      { seed: 20261122, numRuns: 300 },
+    );
   });
   it('reads a wall-clock time in a zone across a DST change', () => {
     expect(parseQueryDate('2026-03-29 03:30', 'Europe/Paris', 'from')).toBe(Date.UTC(2026, 2, 29, 1, 30) / 1000);

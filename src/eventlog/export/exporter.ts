@@ -33,7 +33,7 @@ export function exportText(store: EventStore, query: EventQuery, opts: ExportOpt
     let buf = w.head();
     let n = 0;
     if (query.limit > 0) {
-      for await (const row of store.query(query, opts.signal ? { signal: opts.signal } : {})) {
+      for await (const row of store.query(query, opts.signal ? { signal: opts.signal, summary: !query.verbose } : { summary: !query.verbose })) {
         const rec = shapeEvent(row, query.verbose, opts.timezone) as Record<string, unknown>;
         // A flat file's resume position is a paging aid, not data: every store exports the same columns.
         delete rec.offset;

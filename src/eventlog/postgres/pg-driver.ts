@@ -139,6 +139,24 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async *stream(s: SqlStatement, signal?: AbortSignal): AsyncGenerator<RawRow> {
+    if (s.maxRows !== undefined && s.maxRows <= this.opts.fetchSize) {
+      // A page no larger than one fetch: one round trip instead of BEGIN, DECLARE, FETCH and
+      // COMMIT. Memory stays bounded by the LIMIT, as it is by the fetch size below.
+      let rows: RawRow[];
+      try {
+        rows = await this.read((session) => session.all(s));
+      } catch (err) {
+        // A pooled connection the server closed since (a restart): a read-only SELECT is safe
+        // to run again, once, on a fresh one (checkout does the same for a transaction).
+        if (!isConnectionGone((err as { cause?: unknown }).cause ?? err)) throw err;
+        rows = await this.read((session) => session.all(s));
+      }
+      for (const r of rows) {
+        yield r;
+        signal?.throwIfAborted();
+      }
+      return;
+    }
     const { client, done, lastError } = await this.checkout('BEGIN READ ONLY');
     let broken: unknown;
     let open = true; // the transaction is open and must be ended

@@ -33,25 +33,38 @@ function orderBy(q: EventQuery, p: SqlProfile): string {
   return `ORDER BY CASE WHEN ${c} IS NULL THEN 0 ELSE 1 END ${dir}, ${c} ${dir}, recnum ASC`;
 }
 
-/** The statement answering `q` (byteOffset is a flat-file notion and is ignored). */
-export function buildSelect(q: EventQuery, p: SqlProfile): SelectPlan {
+/**
+ * The columns a summary row is read from: every field of the non-verbose answer (and of the
+ * pattern filters) is also an indexed column, so the record's JSON need not be read or parsed.
+ */
+const SUMMARY_COLUMNS = ['uniqueid', 'etype', 'submituser', 'submithost', 'runuser', 'runhost', 'runcommand'] as const;
+
+/**
+ * The statement answering `q` (byteOffset is a flat-file notion and is ignored). With `summary`
+ * it selects the columns of the non-verbose answer instead of the stored record (QueryOptions).
+ */
+export function buildSelect(q: EventQuery, p: SqlProfile, summary = false): SelectPlan {
   let residual: PatternField[] = [];
   let memoryPaging: SelectPlan['memoryPaging'] = null;
+  let maxRows: number | undefined;
   const stmt = statement(p, (params) => {
     const exit = exitColumns(q.dump);
     const filter = compileFilter(q, p, params);
     residual = filter.residual;
-    let sql = `SELECT recnum, record, ${exit.exitstatus} AS x_exitstatus, ${readDouble(p, exit.exittime)} AS x_exittime FROM ${p.events} WHERE ${filter.where} ${orderBy(q, p)}`;
+    const fields = summary ? `${SUMMARY_COLUMNS.join(', ')}, ${readDouble(p, 'time')} AS time` : 'record';
+    let sql = `SELECT recnum, ${fields}, ${exit.exitstatus} AS x_exitstatus, ${readDouble(p, exit.exittime)} AS x_exittime FROM ${p.events} WHERE ${filter.where} ${orderBy(q, p)}`;
     if (residual.length > 0 || p.paging === 'memory') {
       memoryPaging = { skip: q.skip, limit: q.limit };
     } else if (p.paging === 'limit-offset') {
       sql += ` LIMIT ${params.bind(q.limit)} OFFSET ${params.bind(q.skip)}`;
+      maxRows = q.limit;
     } else {
       sql += ` OFFSET ${params.bind(q.skip)} ROWS FETCH NEXT ${params.bind(q.limit)} ROWS ONLY`;
+      maxRows = q.limit;
     }
     return sql;
   });
-  return { ...stmt, residual, memoryPaging };
+  return maxRows === undefined ? { ...stmt, residual, memoryPaging } : { ...stmt, maxRows, residual, memoryPaging };
 }
 
 /** One result row as the drivers return it (some DBMSes upper-case unquoted names). */
@@ -69,8 +82,36 @@ function toNumberOrNull(v: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/**
+ * A summary row (buildSelect with `summary`) as an EventRow whose record holds only the
+ * summary fields, with the values the columns were written from (append-plan.ts
+ * eventColumnValues: a non-string field is stored as NULL, which shapeEvent renders as null too).
+ */
+function decodeSummaryRow(raw: RawRow): EventRow | null {
+  const recnum = toNumberOrNull(field(raw, 'recnum'));
+  const time = toNumberOrNull(field(raw, 'time'));
+  const etype = field(raw, 'etype');
+  if (recnum === null || time === null || typeof etype !== 'string') return null;
+  const status = field(raw, 'x_exitstatus');
+  const rec: StoredEvent = {
+    recnum,
+    uniqueid: textOrNull(field(raw, 'uniqueid')) ?? '',
+    etype: etype as StoredEvent['etype'],
+    time,
+    submituser: textOrNull(field(raw, 'submituser')),
+    submithost: textOrNull(field(raw, 'submithost')),
+    runuser: textOrNull(field(raw, 'runuser')),
+    runhost: textOrNull(field(raw, 'runhost')),
+    runcommand: textOrNull(field(raw, 'runcommand')),
+  } as StoredEvent;
+  return { rec, exitstatus: typeof status === 'string' ? status : null, exittime: toNumberOrNull(field(raw, 'x_exittime')) };
+}
+
 /** A result row as an EventRow; null when its record is not valid JSON of an event (counted). */
 export function decodeRow(raw: RawRow): EventRow | null {
+  if (!('record' in raw) && !('RECORD' in raw)) return decodeSummaryRow(raw);
   const text = field(raw, 'record');
   let rec: unknown;
   try {

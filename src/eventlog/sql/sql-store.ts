@@ -68,7 +68,7 @@ export abstract class SqlEventStore implements EventStore {
     if (q.limit <= 0) return;
     opts.signal?.throwIfAborted();
     const d = await this.ready();
-    const plan = buildSelect(q, d.profile);
+    const plan = buildSelect(q, d.profile, opts.summary === true);
     const refetch = async (recnum: number) => {
       const v = column((await d.read((s) => s.all(recordByRecnumSql(d.profile, recnum))))[0], 'record');
       return typeof v === 'string' ? v : null;

@@ -5,6 +5,8 @@ import type { SqlProfile } from './profile.js';
 export interface SqlStatement {
   sql: string;
   params: unknown[];
+  /** The most rows the statement can answer (its LIMIT), when SQL bounds them. */
+  maxRows?: number;
 }
 
 /** Builds SQL text and its parameters together, so placeholders and values cannot drift apart. */

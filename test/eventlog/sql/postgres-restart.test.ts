@@ -165,6 +165,12 @@ describe('PostgreSQL restart in the middle of a streamed query', () => {
     expect(message).not.toMatch(/\n\s+at /);
     console.info(`restart test: read ${read} of ${ROWS} rows, then: ${message}`);
 
+    // A one-page query (read in one round trip, no cursor) on connections pooled before the
+    // restart: a stale one is replaced and the page answers.
+    const page: number[] = [];
+    for await (const r of store.query({ ...DUMP_ALL, limit: 10 })) page.push(r.rec.recnum);
+    expect(page).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+
     // The next query on the same store opens a fresh connection and answers in full.
     const rows: EventRow[] = [];
     for await (const r of store.query(DUMP_ALL)) rows.push(r);
