@@ -8,10 +8,6 @@ import { copyEvents } from '../eventlog/service.js';
 import { shapeEvent } from '../eventlog/shape.js';
 import { openStore, parseStoreName, type StoreSpec } from '../eventlog/stores.js';
 import type { NewEvent } from '../eventlog/types.js';
-import { runEventsExport } from './events-export.js';
-import { runEventsImport } from './events-import.js';
-import { runEventsPurge } from './events-purge.js';
-import { runEventsRotate } from './events-rotate.js';
 import { parseFlags, strFlag, wantsHelp, type ParsedFlags } from './flags.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
 
@@ -66,11 +62,13 @@ function readNdjson(io: CliIo, file: string | undefined): AsyncIterable<NewEvent
 }
 
 /** The batch jobs, each in its own file with its own --help. */
+// Loaded on use: purge pulls in the I/O-log engine (worker pool, tar, SQLite index), which a
+// plain `events query` must not pay for at start-up.
 const JOB_SUBCOMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
-  import: runEventsImport,
-  export: runEventsExport,
-  purge: runEventsPurge,
-  rotate: runEventsRotate,
+  import: async (argv, io) => (await import('./events-import.js')).runEventsImport(argv, io),
+  export: async (argv, io) => (await import('./events-export.js')).runEventsExport(argv, io),
+  purge: async (argv, io) => (await import('./events-purge.js')).runEventsPurge(argv, io),
+  rotate: async (argv, io) => (await import('./events-rotate.js')).runEventsRotate(argv, io),
 };
 
 export const eventsCommand: CliCommand = {

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import type { Engine } from '../engine.js';
 import { evioError } from '../errors.js';
 import { inside, realOrNull, resolveInsideRoots } from '../paths.js';
-import { redactUrl } from './postgres/pg-store.js';
+import { redactUrl } from './postgres/pg-url.js';
 import type { StoreRef } from './query.js';
 import type { EventStore } from './types.js';
 

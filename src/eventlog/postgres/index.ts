@@ -1,1 +1,2 @@
-export { PostgresStore, redactUrl, type PostgresStoreOptions } from './pg-store.js';
+export { PostgresStore, type PostgresStoreOptions } from './pg-store.js';
+export { redactUrl } from './pg-url.js';

@@ -4,6 +4,7 @@ import { checkSchemaName } from '../sql/profile.js';
 import { SqlEventStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import type { SqlDriver } from '../sql/driver.js';
 import { PostgresDriver } from './pg-driver.js';
+import { redactUrl } from './pg-url.js';
 
 export interface PostgresStoreOptions extends SqlStoreOptions {
   /** postgres:// URL; absent: the libpq environment variables (PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD). */
@@ -22,10 +23,6 @@ export interface PostgresStoreOptions extends SqlStoreOptions {
 }
 
 /** A URL as it may be shown: the password replaced. */
-export function redactUrl(url: string): string {
-  return url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/, '$1:***@');
-}
-
 function defaultName(url: string | undefined): string {
   if (url !== undefined) return redactUrl(url);
   const e = process.env;
