@@ -3,15 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../src/settings.js';
+import { codeOfCall as code } from './helpers/errors.js';
 
-const code = (f: () => unknown) => {
-  try {
-    f();
-    return 'ok';
-  } catch (e) {
-    return (e as { code?: number }).code;
-  }
-};
 
 describe('settings', () => {
   it('work with no file: a data folder under EVIO_HOME', () => {

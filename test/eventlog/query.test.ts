@@ -2,15 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseEventDelete, parseEventQuery, parseLegacyQuery } from '../../src/eventlog/query.js';
 import { formatEpoch, parseQueryDate } from '../../src/eventlog/time.js';
+import { codeOfCall as code } from '../helpers/errors.js';
 
-const code = (f: () => unknown) => {
-  try {
-    f();
-    return 'ok';
-  } catch (e) {
-    return (e as { code?: number }).code;
-  }
-};
 
 describe('parseEventQuery: stores and paging', () => {
   it('defaults to the configured database, recnum order, 32768 records', () => {

@@ -11,6 +11,7 @@ import type { EventStore, StoredEvent } from '../../src/eventlog/types.js';
 import { dumpQuery } from '../../src/eventlog/service.js';
 import { buildCli, runAndKill, runCli, runUntilFileSize, runUntilLines, type CliBuild } from './cli-build.js';
 import { fakeSession, makeHome, type JobHome } from './helpers.js';
+import { rng } from '../helpers/rng.js';
 
 let build: CliBuild;
 let h: JobHome;
@@ -23,18 +24,6 @@ afterAll(async () => {
   await h?.cleanup();
 });
 
-/** xorshift32: random kill moments, reproducible in order. */
-function rng(seed: number) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 0x100000000;
-  };
-}
 
 /** A pretty sudo JSON event log as sudo writes it (4-space indent, repeated keys) of `pairs` sessions. */
 function sudoJsonLog(pairs: number): string {

@@ -2,6 +2,7 @@
 // recnum; and lines that are not events at all. Used to check that the byte prefilter never
 // drops a line the parser would accept.
 import fc from 'fast-check';
+import { rng } from '../../helpers/rng.js';
 
 function escapeString(s: string, rnd: () => number): string {
   let out = '"';
@@ -19,15 +20,7 @@ function escapeString(s: string, rnd: () => number): string {
 
 /** JSON text of `v` written the way another tool might: same value once parsed. */
 export function foreignJson(v: unknown, seed: number): string {
-  let s = seed >>> 0 || 1;
-  const rnd = () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 0x100000000;
-  };
+  const rnd = rng(seed);
   const sp = () => (rnd() < 0.3 ? ' ' : '');
   const write = (x: unknown): string => {
     if (typeof x === 'string') return escapeString(x, rnd);

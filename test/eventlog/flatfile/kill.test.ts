@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FlatFileStore } from '../../../src/eventlog/flatfile/flatfile-store.js';
 import { filter, patterns, tempDir } from './helpers.js';
+import { rng } from '../../helpers/rng.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const CHILDREN = join(import.meta.dirname, 'children');
@@ -66,18 +67,6 @@ function child(script: string, args: string[]) {
   };
 }
 
-/** xorshift32: the kill moments are random but reproducible in order. */
-function rng(seed: number) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 0x100000000;
-  };
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface FileCheck {

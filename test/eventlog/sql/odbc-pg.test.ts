@@ -9,34 +9,19 @@ import { PostgresStore } from '../../../src/eventlog/postgres/index.js';
 import type { EventRow, EventStore } from '../../../src/eventlog/types.js';
 import { describeAgainstReference } from './against-reference.js';
 import { DUMP_ALL, MERGED_ALL } from './model.js';
-import { dropPgSchemas, ODBC_PG_DSN, PG_URL, waitForPgRestart } from './services.js';
+import { ODBC_PG_DSN, PG_URL, PgScratch } from './services.js';
 import { openTestStores, type TestStoreFactory } from './stores.js';
 
 let factory: TestStoreFactory | undefined;
-let admin: pg.Client | null = null;
-const schemas: string[] = [];
-const stores: EventStore[] = [];
-const schemaName = (tag: string) => {
-  const s = `evio_t_${tag}_${process.pid}_${schemas.length}`;
-  schemas.push(s);
-  return s;
-};
+const pgs = new PgScratch();
+const { schemaName, stores } = pgs;
 
 beforeAll(async () => {
   [factory] = await openTestStores(['odbc-pg']);
-  if (!factory!.unavailable) {
-    await waitForPgRestart();
-    admin = new pg.Client({ connectionString: PG_URL });
-    admin.on('error', () => {});
-    await admin.connect();
-  }
+  if (!factory!.unavailable) await pgs.open();
 }, 300_000);
 afterAll(async () => {
-  // Connections first: the restart test waits for every other client to leave.
-  await Promise.allSettled(stores.map((s) => s.close()));
-  await admin?.end().catch(() => {});
-  await factory?.cleanup();
-  await dropPgSchemas(schemas);
+  await pgs.close(() => factory?.cleanup() ?? Promise.resolve());
 }, 300_000);
 
 describeAgainstReference('odbc (PostgreSQL driver)', () => factory, { numRuns: 25, seed: 5301 });
@@ -55,14 +40,14 @@ describe('OdbcStore on PostgreSQL', () => {
   };
 
   it('detects PostgreSQL behind the DSN', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const s = odbc(schemaName('detect'));
     expect(s.name).toBe(`odbc:${ODBC_PG_DSN}`);
     expect(await s.dbms()).toMatchObject({ flavor: 'pg', version: expect.stringMatching(/^PostgreSQL \d+/) });
   });
 
   it('reads and writes the database the native store keeps (same schema, same answers)', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const schema = schemaName('shared');
     const native = new PostgresStore({ connectionString: PG_URL, schema });
     stores.push(native);
@@ -80,7 +65,7 @@ describe('OdbcStore on PostgreSQL', () => {
   });
 
   it('keeps long records whole', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const s = odbc(schemaName('long'));
     const argv = Array.from({ length: 3000 }, (_, i) => `argument-${i}-${'é😀'.repeat(20)}`);
     await s.append([{ uniqueid: 'big', etype: 'A', time: 1, runargv: argv }, { uniqueid: 'small', etype: 'A', time: 2 }]);
@@ -91,7 +76,7 @@ describe('OdbcStore on PostgreSQL', () => {
   });
 
   it('fetches incrementally (UseDeclareFetch): the reader holds an open portal mid-stream', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const schema = schemaName('declare');
     const s = odbc(schema);
     await s.append(Array.from({ length: 2500 }, (_, i) => ({ uniqueid: `u${i}`, etype: 'A' as const, time: i })));
@@ -100,7 +85,7 @@ describe('OdbcStore on PostgreSQL', () => {
     for await (const _ of s.query(DUMP_ALL)) {
       if (++seen === 10) {
         // Whoever still holds a lock on the table is a reader whose result is not all fetched.
-        const r = await admin.query(
+        const r = await pgs.admin.query(
           `SELECT a.state FROM pg_stat_activity a WHERE a.pid IN (SELECT l.pid FROM pg_locks l WHERE l.relation = to_regclass($1)) AND a.pid <> pg_backend_pid()`,
           [`"${schema}".events`],
         );
@@ -112,7 +97,7 @@ describe('OdbcStore on PostgreSQL', () => {
   });
 
   it('bounds statements with the statement timeout (DB_TIMEOUT), then works again', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const schema = schemaName('timeout');
     const s = odbc(schema, { statementTimeoutMs: 300 });
     await s.append([{ uniqueid: 'a', etype: 'A', time: 1 }]);
@@ -135,11 +120,11 @@ describe('OdbcStore on PostgreSQL', () => {
   });
 
   it('answers ODBC_QUERY naming the DSN when the server refuses a statement', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const schema = schemaName('dropped');
     const s = odbc(schema);
     await s.open();
-    await admin.query(`DROP TABLE "${schema}".events`);
+    await pgs.admin.query(`DROP TABLE "${schema}".events`);
     const err = await s.lastRecnum().catch((e: unknown) => e);
     expect(isEvioError(err, 'ODBC_QUERY')).toBe(true);
     expect((err as Error).message).toMatch(new RegExp(`^1306 odbc:${ODBC_PG_DSN}: .*events.* does not exist`));

@@ -9,29 +9,16 @@ import { openStore, parseStoreName } from '../../../src/eventlog/stores.js';
 import { PostgresStore } from '../../../src/eventlog/postgres/index.js';
 import { loadSettings } from '../../../src/settings.js';
 import { DELETE_ALL, DUMP_ALL } from './model.js';
-import { dropPgSchemas, PG_URL, postgresService, waitForPgRestart } from './services.js';
+import { PG_URL, PgScratch, postgresService } from './services.js';
 
-let admin: pg.Client | null = null;
-const schemas: string[] = [];
-const schemaName = (tag: string) => {
-  const s = `evio_t_${tag}_${process.pid}_${schemas.length}`;
-  schemas.push(s);
-  return s;
-};
-const stores: PostgresStore[] = [];
+const pgs = new PgScratch();
+const { schemaName, stores } = pgs;
 
 beforeAll(async () => {
-  if ((await postgresService()).ok) {
-    await waitForPgRestart();
-    admin = new pg.Client({ connectionString: PG_URL });
-    admin.on('error', () => {});
-    await admin.connect();
-  }
+  if ((await postgresService()).ok) await pgs.open();
 }, 300_000);
 afterAll(async () => {
-  await Promise.allSettled(stores.map((s) => s.close()));
-  await admin?.end().catch(() => {});
-  await dropPgSchemas(schemas);
+  await pgs.close();
 }, 300_000);
 
 async function failure(p: Promise<unknown>): Promise<EvioError> {
@@ -63,7 +50,7 @@ describe('PostgreSQL connection failures answer PG_CONNECT naming the store', ()
   });
 
   it('a login the server refuses (unknown role), with the password kept out of the name', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const u = new URL(PG_URL);
     u.username = 'evio_no_such_role';
     u.password = 's3cret';
@@ -75,7 +62,7 @@ describe('PostgreSQL connection failures answer PG_CONNECT naming the store', ()
   });
 
   it('a database that does not exist', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const u = new URL(PG_URL);
     u.pathname = '/evio_no_such_database';
     const s = new PostgresStore({ connectionString: u.toString(), name: 'central' });
@@ -96,7 +83,7 @@ describe('PostgreSQL connection failures answer PG_CONNECT naming the store', ()
 
 describe('the statement timeout bounds every statement (DB_TIMEOUT)', () => {
   it('a query, an append and a delete blocked by a lock end at the timeout; the store then works', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const schema = schemaName('timeout');
     const s = new PostgresStore({ connectionString: PG_URL, schema, name: 'slow', statementTimeoutMs: 300 });
     stores.push(s);
@@ -122,14 +109,14 @@ describe('the statement timeout bounds every statement (DB_TIMEOUT)', () => {
   });
 
   it('a slow statement is cancelled at the timeout', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const schema = schemaName('heavy');
     const s = new PostgresStore({ connectionString: PG_URL, schema, name: 'heavy', statementTimeoutMs: 200 });
     stores.push(s);
     await s.open();
     // A trigger that sleeps makes the insert itself slow: the server cancels it at 200 ms.
-    await admin.query(`CREATE FUNCTION "${schema}".slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(5); RETURN NEW; END $$`);
-    await admin.query(`CREATE TRIGGER slow BEFORE INSERT ON "${schema}".events FOR EACH ROW EXECUTE FUNCTION "${schema}".slow()`);
+    await pgs.admin.query(`CREATE FUNCTION "${schema}".slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(5); RETURN NEW; END $$`);
+    await pgs.admin.query(`CREATE TRIGGER slow BEFORE INSERT ON "${schema}".events FOR EACH ROW EXECUTE FUNCTION "${schema}".slow()`);
     const started = Date.now();
     expectClear(await failure(s.append([{ uniqueid: 'a', etype: 'A', time: 1 }])), 'DB_TIMEOUT', 'pg:heavy', /200 ms/);
     expect(Date.now() - started).toBeLessThan(3000);
@@ -139,12 +126,12 @@ describe('the statement timeout bounds every statement (DB_TIMEOUT)', () => {
 
 describe('other server errors answer PG_QUERY naming the store', () => {
   it('a table dropped under a running store', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const schema = schemaName('dropped');
     const s = new PostgresStore({ connectionString: PG_URL, schema, name: 'gone' });
     stores.push(s);
     await s.open();
-    await admin.query(`DROP TABLE "${schema}".events`);
+    await pgs.admin.query(`DROP TABLE "${schema}".events`);
     expectClear(await failure(firstRow(s)), 'PG_QUERY', 'pg:gone', /relation .*events.* does not exist/);
   });
 });

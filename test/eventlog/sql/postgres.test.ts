@@ -11,32 +11,19 @@ import { compileWildcard } from '../../../src/eventlog/wildcard.js';
 import type { EventRow, EventStore } from '../../../src/eventlog/types.js';
 import { describeAgainstReference } from './against-reference.js';
 import { DUMP_ALL, MERGED_ALL } from './model.js';
-import { dropPgSchemas, PG_URL, postgresService, waitForPgRestart } from './services.js';
+import { PG_URL, PgScratch, postgresService } from './services.js';
 import { openTestStores, type TestStoreFactory } from './stores.js';
 
 let factory: TestStoreFactory | undefined;
-let admin: pg.Client | null = null;
-const ownSchemas: string[] = [];
-const schemaName = (tag: string) => {
-  const s = `evio_t_${tag}_${process.pid}_${ownSchemas.length}`;
-  ownSchemas.push(s);
-  return s;
-};
+const pgs = new PgScratch();
+const { schemaName } = pgs;
 
 beforeAll(async () => {
   [factory] = await openTestStores(['pg']);
-  if ((await postgresService()).ok) {
-    await waitForPgRestart();
-    admin = new pg.Client({ connectionString: PG_URL });
-    admin.on('error', () => {});
-    await admin.connect();
-  }
+  if ((await postgresService()).ok) await pgs.open();
 }, 300_000);
 afterAll(async () => {
-  // Connections first: the restart test waits for every other client to leave.
-  await admin?.end().catch(() => {});
-  await factory?.cleanup();
-  await dropPgSchemas(ownSchemas);
+  await pgs.close(() => factory?.cleanup() ?? Promise.resolve());
 }, 300_000);
 
 describeAgainstReference('postgres', () => factory, { numRuns: 40, seed: 5201 });
@@ -48,10 +35,7 @@ async function all(s: AsyncIterable<EventRow>): Promise<EventRow[]> {
 }
 
 describe('PostgresStore specifics', () => {
-  const stores: EventStore[] = [];
-  afterAll(async () => {
-    await Promise.allSettled(stores.map((s) => s.close()));
-  });
+  const { stores } = pgs; // closed by pgs.close()
   const open = (schema: string, extra: Partial<ConstructorParameters<typeof PostgresStore>[0] & object> = {}) => {
     const s = new PostgresStore({ connectionString: PG_URL, schema, ...extra });
     stores.push(s);
@@ -59,21 +43,21 @@ describe('PostgresStore specifics', () => {
   };
 
   it('creates its versioned schema on first use: C collation, btree and BRIN indexes', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const schema = schemaName('ddl');
     const s = open(schema, { name: 'central' });
     expect(s.kind).toBe('pg');
     expect(s.name).toBe('pg:central');
     await s.append([{ uniqueid: 'a', etype: 'A', time: 1 }]);
-    const meta = await admin.query(`SELECT meta_key, meta_value FROM "${schema}".evio_meta ORDER BY meta_key`);
+    const meta = await pgs.admin.query(`SELECT meta_key, meta_value FROM "${schema}".evio_meta ORDER BY meta_key`);
     expect(meta.rows).toEqual([
       { meta_key: 'schema', meta_value: 'evio-events' },
       { meta_key: 'version', meta_value: '1' },
     ]);
-    const coll = await admin.query(`SELECT column_name, collation_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'events' AND data_type = 'text' AND column_name <> 'record'`, [schema]);
+    const coll = await pgs.admin.query(`SELECT column_name, collation_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'events' AND data_type = 'text' AND column_name <> 'record'`, [schema]);
     expect(coll.rows.length).toBeGreaterThan(5);
     for (const r of coll.rows) expect(r).toMatchObject({ collation_name: 'C' });
-    const idx = await admin.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'events'`, [schema]);
+    const idx = await pgs.admin.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'events'`, [schema]);
     const defs = Object.fromEntries(idx.rows.map((r) => [r.indexname, r.indexdef]));
     expect(defs.events_time_brin).toMatch(/USING brin \("?time"?\)/);
     for (const c of ['uniqueid', 'etype', 'time', 'submituser', 'submithost', 'runuser', 'runhost', 'runcommand', 'exitstatus', 'merged_exitstatus', 'merged_exittime', 'fin_recnum']) {
@@ -82,22 +66,22 @@ describe('PostgresStore specifics', () => {
   });
 
   it('refuses a foreign schema and a newer evio schema with STORE_SCHEMA naming the store', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const foreign = schemaName('foreign');
-    await admin.query(`CREATE SCHEMA "${foreign}"; CREATE TABLE "${foreign}".events (id int)`);
+    await pgs.admin.query(`CREATE SCHEMA "${foreign}"; CREATE TABLE "${foreign}".events (id int)`);
     const err = await open(foreign, { name: 'legacy' }).lastRecnum().catch((e: unknown) => e);
     expect(isEvioError(err, 'STORE_SCHEMA')).toBe(true);
     expect((err as Error).message).toMatch(/^1208 pg:legacy: /);
 
     const newer = schemaName('newer');
     await open(newer).open();
-    await admin.query(`UPDATE "${newer}".evio_meta SET meta_value = '7' WHERE meta_key = 'version'`);
+    await pgs.admin.query(`UPDATE "${newer}".evio_meta SET meta_value = '7' WHERE meta_key = 'version'`);
     const err2 = await open(newer).lastRecnum().catch((e: unknown) => e);
     expect((err2 as Error).message).toMatch(/^1208 .*version 7 is newer than this evio/);
   });
 
   it('creates a new schema once when several stores open it at the same time', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const schema = schemaName('race');
     const many = Array.from({ length: 4 }, () => open(schema));
     await Promise.all(many.map((s) => s.open()));
@@ -107,26 +91,26 @@ describe('PostgresStore specifics', () => {
   });
 
   it('reads dump=0 from the accept rows through an index, without a join', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const schema = schemaName('plan');
     await open(schema).open();
     const p = sqlProfile('pg', { driver: 'native', schema });
     const q = { ...MERGED_ALL, limit: 50, order: 'exittime' as const, patterns: { exitstatus: compileWildcard('Command finished*') } };
     const plan = buildSelect(q, p);
-    await admin.query('BEGIN');
+    await pgs.admin.query('BEGIN');
     try {
-      await admin.query('SET LOCAL enable_seqscan = off');
-      const explain = await admin.query(`EXPLAIN ${plan.sql}`, plan.params);
+      await pgs.admin.query('SET LOCAL enable_seqscan = off');
+      const explain = await pgs.admin.query(`EXPLAIN ${plan.sql}`, plan.params);
       const text = explain.rows.map((r) => r['QUERY PLAN']).join('\n');
       expect(text).toMatch(/events_merged_(exitstatus|exittime)/);
       expect(text).not.toMatch(/Join|Nested Loop/);
     } finally {
-      await admin.query('ROLLBACK');
+      await pgs.admin.query('ROLLBACK');
     }
   });
 
   it('gives a cursor connection back when the reader stops early (one-connection pool)', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const s = open(schemaName('cursor'), { poolSize: 1, fetchSize: 10 });
     await s.append(Array.from({ length: 200 }, (_, i) => ({ uniqueid: `u${i % 7}`, etype: i % 3 === 2 ? ('F' as const) : ('A' as const), time: i, exitstatus: 'x' })));
     for (let i = 0; i < 12; i++) {
@@ -139,7 +123,7 @@ describe('PostgresStore specifics', () => {
   });
 
   it('streams through a server-side cursor in FETCH-sized batches', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const schema = schemaName('fetch');
     const s = open(schema, { fetchSize: 25, applicationName: `evio-fetch-${process.pid}` });
     await s.append(Array.from({ length: 120 }, (_, i) => ({ uniqueid: `u${i}`, etype: 'A' as const, time: i })));
@@ -147,7 +131,7 @@ describe('PostgresStore specifics', () => {
     let seen = 0;
     for await (const _ of s.query(DUMP_ALL)) {
       if (++seen === 30) {
-        const r = await admin.query(`SELECT query, state FROM pg_stat_activity WHERE application_name = $1`, [`evio-fetch-${process.pid}`]);
+        const r = await pgs.admin.query(`SELECT query, state FROM pg_stat_activity WHERE application_name = $1`, [`evio-fetch-${process.pid}`]);
         activity = r.rows.map((x) => `${x.state}: ${x.query}`).join('\n');
       }
     }
@@ -157,7 +141,7 @@ describe('PostgresStore specifics', () => {
   });
 
   it('reads PG* environment variables when given no URL', async (ctx) => {
-    if (!admin) return ctx.skip();
+    if (!pgs.admin) return ctx.skip();
     const u = new URL(PG_URL);
     const saved = { ...process.env };
     Object.assign(process.env, { PGHOST: u.hostname, PGPORT: u.port || '5432', PGDATABASE: u.pathname.slice(1), PGUSER: decodeURIComponent(u.username) });

@@ -111,3 +111,36 @@ export async function dropPgSchemas(schemas: readonly string[]): Promise<void> {
     await c.end().catch(() => {});
   }
 }
+
+/**
+ * A PostgreSQL test file's scratch space: schemas named per process (dropped by close()), the
+ * stores it opened (closed first) and one admin connection for looking under the store.
+ */
+export class PgScratch {
+  readonly schemas: string[] = [];
+  readonly stores: Array<{ close(): Promise<void> }> = [];
+  admin: pg.Client | null = null;
+
+  /** A new schema name of this file, dropped by close(). */
+  readonly schemaName = (tag: string): string => {
+    const s = `evio_t_${tag}_${process.pid}_${this.schemas.length}`;
+    this.schemas.push(s);
+    return s;
+  };
+
+  /** Waits out a restart by the restart test, then connects the admin client. */
+  async open(): Promise<void> {
+    await waitForPgRestart();
+    this.admin = new pg.Client({ connectionString: PG_URL });
+    this.admin.on('error', () => {});
+    await this.admin.connect();
+  }
+
+  /** Connections first (the restart test waits for every other client to leave), then `before`, then the schemas. */
+  async close(before?: () => Promise<void>): Promise<void> {
+    await Promise.allSettled(this.stores.map((s) => s.close()));
+    await this.admin?.end().catch(() => {});
+    await before?.();
+    await dropPgSchemas(this.schemas);
+  }
+}
