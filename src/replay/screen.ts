@@ -640,54 +640,42 @@ export class Screen implements ParserHandler {
     if (this.lineGone) this.lineGone(line);
   }
 
+  /**
+   * Moves the rows top..bottom (buffer indexes) by n: `up` drops rows at the top and adds blank
+   * ones at the bottom, else the reverse. Scrolling (SU/SD, LF at the margin) and IL/DL are all this.
+   */
+  private shiftRows(top: number, bottom: number, n: number, up: boolean): void {
+    const b = this.buffer;
+    n = Math.min(n, bottom - top + 1);
+    while (n--) {
+      const from = up ? top : bottom;
+      this.gone(b.lines.at(from));
+      b.lines.splice(from, 1);
+      b.lines.splice(up ? bottom : top, 0, b.blankLine());
+    }
+  }
+
   private scrollUp(n: number): void {
     const b = this.buffer;
-    n = Math.min(n, b.scrollBottom - b.scrollTop + 1);
-    while (n--) {
-      this.gone(b.lines.at(b.ybase + b.scrollTop));
-      b.lines.splice(b.ybase + b.scrollTop, 1);
-      b.lines.splice(b.ybase + b.scrollBottom, 0, b.blankLine());
-    }
+    this.shiftRows(b.ybase + b.scrollTop, b.ybase + b.scrollBottom, n, true);
   }
 
   private scrollDown(n: number): void {
     const b = this.buffer;
-    n = Math.min(n, b.scrollBottom - b.scrollTop + 1);
-    while (n--) {
-      this.gone(b.lines.at(b.ybase + b.scrollBottom));
-      b.lines.splice(b.ybase + b.scrollBottom, 1);
-      b.lines.splice(b.ybase + b.scrollTop, 0, b.blankLine());
-    }
+    this.shiftRows(b.ybase + b.scrollTop, b.ybase + b.scrollBottom, n, false);
   }
 
-  private insertLines(n: number): void {
+  /** IL (insert) and DL (delete): the rows from the cursor's to the bottom margin move. */
+  private insertLines(n: number, insert = true): void {
     this.restrictCursor();
     const b = this.buffer;
     if (b.y > b.scrollBottom || b.y < b.scrollTop) return;
-    const row = b.ybase + b.y;
-    const bottom = b.ybase + b.scrollBottom;
-    n = Math.min(n, b.scrollBottom - b.y + 1);
-    while (n--) {
-      this.gone(b.lines.at(bottom));
-      b.lines.splice(bottom, 1);
-      b.lines.splice(row, 0, b.blankLine());
-    }
+    this.shiftRows(b.ybase + b.y, b.ybase + b.scrollBottom, n, !insert);
     b.x = 0;
   }
 
   private deleteLines(n: number): void {
-    this.restrictCursor();
-    const b = this.buffer;
-    if (b.y > b.scrollBottom || b.y < b.scrollTop) return;
-    const row = b.ybase + b.y;
-    const bottom = b.ybase + b.scrollBottom;
-    n = Math.min(n, b.scrollBottom - b.y + 1);
-    while (n--) {
-      this.gone(b.lines.at(row));
-      b.lines.splice(row, 1);
-      b.lines.splice(bottom, 0, b.blankLine());
-    }
-    b.x = 0;
+    this.insertLines(n, false);
   }
 
   /** SL/SR (from column 0) and DECIC/DECDC (from the cursor) on every row of the region. */
