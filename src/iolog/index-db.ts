@@ -74,6 +74,11 @@ export function openIndex(file: string, mode: 'read' | 'write'): IndexDb | null 
         throw evioError('IOLOG_INDEX', `${file} has index schema ${v.value}, newer than this evio (${INDEX_SCHEMA_VERSION})`);
       }
       db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(String(INDEX_SCHEMA_VERSION));
+    } else if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sessions'").get()) {
+      // A file without the schema (the first build was killed before committing it) is an index
+      // that was never built, as a missing file is: readers get null, not "no such table".
+      db.close();
+      return null;
     }
     return db;
   } catch (err) {

@@ -2,8 +2,8 @@
 // of its name) a job lock serialises runs, and a purge writes its intent journal there before
 // it removes anything, so that an interrupted purge is finished by the next run.
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { FileLock } from '../eventlog/flatfile/index.js';
 
 export function jobsDir(home: string): string {
@@ -33,6 +33,24 @@ export async function writeJsonDurably(path: string, value: unknown): Promise<vo
   }
   await rename(tmp, path);
   await syncDir(join(path, '..'));
+}
+
+/**
+ * Removes the scratch files (`<path>.<pid>.new`) of writeJsonDurably calls that a killed
+ * process left. Call it holding the lock under which `path` is written: every one found then is
+ * stale.
+ */
+export async function removeDurableScratch(path: string): Promise<void> {
+  const prefix = `${basename(path)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dirname(path));
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    if (n.startsWith(prefix) && /^\d+\.new$/.test(n.slice(prefix.length))) await unlink(join(dirname(path), n)).catch(() => undefined);
+  }
 }
 
 export async function readJson<T>(path: string): Promise<T | null> {

@@ -17,7 +17,7 @@ import { parseEventDelete, type Params } from '../eventlog/query.js';
 import type { EventFilter, EventQuery, EventStore } from '../eventlog/types.js';
 import { removeIologsFromIndex } from '../iolog/service.js';
 import { checkSession, measureTree, removeTree } from './iolog-removal.js';
-import { jobLock, jobsDir, readJson, removeFile, storeTag, writeJsonDurably } from './job-files.js';
+import { jobLock, jobsDir, readJson, removeDurableScratch, removeFile, storeTag, writeJsonDurably } from './job-files.js';
 
 export interface PurgeOptions {
   store: EventStore;
@@ -239,6 +239,7 @@ export async function purgeEvents(engine: Engine, opts: PurgeOptions): Promise<P
   const lock = await jobLock(engine.settings.home, 'purge', opts.store.name, engine.settings.lockTimeoutMs);
   return lock.withLock(async () => {
     let interrupted: PurgeReport['interrupted'] = null;
+    await removeDurableScratch(jpath); // a journal write a killed purge left half done
     const pending = await readJson<Journal>(jpath);
     if (pending) {
       const done = await execute(engine, opts, pending.params, pending.iologs, pending.keepRecords);

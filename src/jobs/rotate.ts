@@ -22,7 +22,7 @@ import { evioError } from '../errors.js';
 import { cleanupStaleFiles, FileLock } from '../eventlog/flatfile/index.js';
 import { readLines } from '../eventlog/import/line-source.js';
 import { isStoredEvent } from '../eventlog/record.js';
-import { readJson, removeFile, syncDir, writeJsonDurably } from './job-files.js';
+import { readJson, removeDurableScratch, removeFile, syncDir, writeJsonDurably } from './job-files.js';
 
 export interface RotateOptions {
   /** The flat-file event log. */
@@ -219,6 +219,7 @@ export async function rotateFlatFile(opts: RotateOptions): Promise<RotateResult>
   const step = async (n: number) => opts.onStep?.(n);
   return lock.withLock(async (held) => {
     if (held.tookOver) await cleanupStaleFiles(path);
+    await removeDurableScratch(jpath);
     const recovered = await recover(path, jpath);
     const result: RotateResult = { path, rotated: false, reason: '', rotatedTo: null, size: 0, carriedRecnum: null, recovered };
     let fh: FileHandle;
@@ -293,7 +294,18 @@ export async function listRotated(path: string): Promise<Array<{ path: string; s
     return [];
   }
   const out: Array<{ path: string; size: number }> = [];
-  for (const n of names.filter((n) => n.startsWith(base) && ROTATED_SUFFIX.test(n.slice(base.length))).sort()) {
+  // Oldest first: by time stamp, then by the -N of rotations within one second (-10 after -9).
+  const order = (n: string): [string, number] => {
+    const [stamp, k] = n.slice(base.length).split('-');
+    return [stamp!, k === undefined ? 1 : Number(k)];
+  };
+  const rotated = names.filter((n) => n.startsWith(base) && ROTATED_SUFFIX.test(n.slice(base.length)));
+  rotated.sort((a, b) => {
+    const [sa, ka] = order(a);
+    const [sb, kb] = order(b);
+    return sa < sb ? -1 : sa > sb ? 1 : ka - kb;
+  });
+  for (const n of rotated) {
     const p = join(dirname(abs), n);
     out.push({ path: p, size: (await stat(p)).size });
   }

@@ -2,7 +2,7 @@
 // go (symlinks and paths outside are reported and left), the cached index forgets them, a dry
 // run reports exactly what the real run does, DELETE /events/iologs keeps flat-file records,
 // an interrupted purge is finished by the next one.
-import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -196,6 +196,17 @@ describe('an interrupted purge', () => {
     expect(r.interrupted!.report).toMatchObject({ records: 4, missing: 2, refused: 1 });
     expect((await all(store)).map((r) => r.uniqueid)).toEqual(['u4', 'u5', 'u6', 'u7', 'u8', 'u9', 'u10', 'u11', 'u12', 'u11', 'u13']);
     expect(existsSync(join(jobsDir(h.settings.home), `purge-${storeTag(store.name)}.json`))).toBe(false);
+  });
+
+  it('removes the half-written journal a purge killed while writing it left (<journal>.<pid>.new)', async () => {
+    const store = new FlatFileStore({ path: join(h.dir, 'events.ndjson') });
+    await store.append(records());
+    mkdirSync(jobsDir(h.settings.home), { recursive: true });
+    const journal = join(jobsDir(h.settings.home), `purge-${storeTag(store.name)}.json`);
+    writeFileSync(`${journal}.999999.new`, '{"store":');
+    const r = await purgeEvents(h.engine, { store, params: { format: 'ff', file: join(h.dir, 'events.ndjson'), to: '1001' }, iologs: false, keepRecords: false, dryRun: false });
+    expect({ records: r.records, interrupted: r.interrupted }).toEqual({ records: 2, interrupted: null });
+    expect(readdirSync(jobsDir(h.settings.home)).filter((n) => n.startsWith('purge-'))).toEqual([]);
   });
 
   it('a session whose removal was killed half-way (its tombstone) is finished, not left behind', async () => {

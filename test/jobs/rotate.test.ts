@@ -1,6 +1,6 @@
 // Rotation of a flat-file log: recnums continue, every record is in exactly one file, rotated
 // files are queryable by name, and an interruption after any step is reconciled by the next run.
-import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isEvioError } from '../../src/errors.js';
@@ -32,6 +32,16 @@ let tick = 0;
 const clock = () => new Date(Date.UTC(2026, 10, 22, 4, 0, tick++));
 
 describe('rotate', () => {
+  it('lists rotated files oldest first, also past ten rotations in one second', async () => {
+    write(1);
+    const names = ['20261122T040001Z', '20261122T040000Z-10', '20261122T040000Z', '20261122T040000Z-2', '20261122T040000Z-9', '20261122T040000Z-11'];
+    for (const n of names) writeFileSync(`${log}.${n}`, '');
+    writeFileSync(`${log}.20261122T040000Z-x`, ''); // not a rotated file's name
+    expect((await listRotated(log)).map((r) => basename(r.path).slice('events.ndjson.'.length))).toEqual([
+      '20261122T040000Z', '20261122T040000Z-2', '20261122T040000Z-9', '20261122T040000Z-10', '20261122T040000Z-11', '20261122T040001Z',
+    ]);
+  });
+
   it('renames the log, moves the newest record into the new one, and numbering continues', async () => {
     const text = write(500);
     const r = await rotateFlatFile({ path: log, now: clock });
@@ -108,10 +118,14 @@ describe('rotate', () => {
 
   it('refuses to guess when the journal and the files disagree beyond repair', async () => {
     write(20);
+    // Made before the rotation, so its inode cannot be the one the rotation's (since removed)
+    // temp file had: a file created afterwards could reuse that number and pass for it.
+    const other = join(h.dir, 'other');
+    writeFileSync(other, 'nothing to tell\n');
     await expect(rotateFlatFile({ path: log, now: clock, onStep: (s) => { if (s === 4) throw new Error('stop'); } })).rejects.toThrow('stop');
-    // The live file replaced (a new inode) by something that holds no record.
+    // The live file replaced (another inode) by something that holds no record.
     rmSync(log);
-    writeFileSync(log, 'nothing to tell\n');
+    linkSync(other, log);
     await expect(rotateFlatFile({ path: log })).rejects.toSatisfy((e: unknown) => isEvioError(e, 'ROTATE_UNFINISHED'));
   });
 });

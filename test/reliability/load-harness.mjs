@@ -36,6 +36,7 @@ function targets() {
     '/REST/v2.0/events?format=db&file=events.sqlite&limit=50&order=time&orderdirection=desc',
     '/REST/v2.0/events?format=db&file=events.sqlite&runcommand=*bin*&limit=20',
     '/REST/iolog?file=00/00/01&start=0&len=4096',
+    '/REST/iolog/replay?file=00/00/02&start=0&len=8192',
     '/REST/iolog/search?file=00/00/0*&query=output:root',
     '/REST/iolog/list?start=0&len=20',
     '/REST/iolog?path=00/00',

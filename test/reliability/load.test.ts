@@ -1,6 +1,6 @@
 // Short form of the load test (issue 9, part 4): 6 s of mixed signed requests from 4 connections
 // on loopback against the real server (flat-file and SQLite event queries, I/O-log chunk,
-// search, session list, directory listing) while an appender appends to the flat-file log
+// replay, search, session list, directory listing) while an appender appends to the flat-file log
 // through the library. The long form is `npm run soak` (test/reliability/soak.mjs). Runs on
 // dist/: `npm run build` first (npm test does).
 import { describe, expect, it } from 'vitest';
