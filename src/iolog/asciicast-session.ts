@@ -215,6 +215,7 @@ export class AsciicastSession implements IologSession {
     const from = opts.from ?? 0;
     const to = opts.to ?? Infinity;
     const maxRecords = opts.maxRecords ?? Infinity;
+    const streams = opts.streams;
     let pos = 0;
     let records = 0;
     for await (const ev of this.castEvents(opts.signal)) {
@@ -231,8 +232,9 @@ export class AsciicastSession implements IologSession {
           const lo = Math.max(start, from);
           const hi = Math.min(pos, to);
           if (lo >= hi) break;
-          const all = Buffer.from(ev.data, 'utf8');
           const stream = ev.code === 'o' ? 'ttyout' : 'ttyin';
+          if (streams && !streams.has(stream)) break;
+          const all = Buffer.from(ev.data, 'utf8');
           for (let p = lo; p < hi; p += MAX_PIECE) {
             yield { kind: 'data', sec, nsec, pos: p, stream, bytes: all.subarray(p - start, Math.min(hi, p + MAX_PIECE) - start), first: p === lo };
           }

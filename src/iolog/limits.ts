@@ -8,6 +8,8 @@ export const CHUNK_MAX_LEN = 1024 * 1024;
 export const CHUNK_MAX_ITEMS = 50_000;
 /** Data events never carry more than this many bytes (big timing records are split). */
 export const MAX_PIECE = 64 * 1024;
+/** Plain stream files are read ahead up to this much (1-byte keystroke records cost one read each otherwise). */
+export const STREAM_READ_AHEAD = 64 * 1024;
 
 /** sudo's LINE_MAX for one timing line. */
 export const TIMING_LINE_MAX = 2048;
@@ -25,6 +27,8 @@ export const REGEX_BUDGET_MS = 1000;
 /** Search: lines / characters handed to the regex in one budgeted batch. */
 export const REGEX_BATCH_LINES = 512;
 export const REGEX_BATCH_CHARS = 256 * 1024;
+/** Search: patterns whose matcher (a vm context) a worker thread keeps for the next session. */
+export const MATCHER_CACHE_SIZE = 16;
 /** Search: a text line longer than this is broken (bounded memory, bounded regex input). */
 export const TEXT_LINE_MAX = 16 * 1024;
 /** Search: sessions one search may read. */

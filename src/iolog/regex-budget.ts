@@ -2,10 +2,12 @@
 // thread, but a vm script's `timeout` can (it terminates the running script, RegExp
 // included), so lines are tested in batches inside a vm context; a batch past the budget
 // fails with IOLOG_REGEX_TIMEOUT instead of stalling the worker. Batching keeps the vm
-// overhead (~0.1 ms a call) small per line.
+// overhead (~0.1 ms a call) small per line. A matcher is reusable (it keeps no state between
+// calls), so each thread keeps the matchers of its last few patterns: creating the vm context
+// costs more than searching a small session.
 import { createContext, Script, type Context } from 'node:vm';
 import { evioError } from '../errors.js';
-import { REGEX_BATCH_CHARS, REGEX_BATCH_LINES, REGEX_BUDGET_MS, REGEX_MAX_LENGTH } from './limits.js';
+import { MATCHER_CACHE_SIZE, REGEX_BATCH_CHARS, REGEX_BATCH_LINES, REGEX_BUDGET_MS, REGEX_MAX_LENGTH } from './limits.js';
 
 /** Compiles a user pattern (JavaScript syntax, no flags); `errorName` says which parameter it came from. */
 export function compileUserRegex(source: string, errorName: 'IOLOG_BAD_QUERY' | 'IOLOG_BAD_FILTER', maxLength = REGEX_MAX_LENGTH): RegExp {
@@ -21,6 +23,8 @@ const SCRIPT = new Script(
   'found.length = 0; for (let i = 0; i < lines.length; i++) { if (re.test(lines[i])) { found.push(i); if (firstOnly) break; } }',
   { filename: 'evio-regex-batch' },
 );
+
+const NO_LINES: string[] = [];
 
 /** Tests lines against one regex, in budgeted batches. */
 export class BudgetedMatcher {
@@ -41,28 +45,54 @@ export class BudgetedMatcher {
   test(lines: readonly string[], firstOnly = false): number[] {
     const all: number[] = [];
     let i = 0;
-    while (i < lines.length) {
-      const batch: string[] = [];
-      let chars = 0;
-      while (i < lines.length && batch.length < REGEX_BATCH_LINES && (batch.length === 0 || chars + lines[i]!.length <= REGEX_BATCH_CHARS)) {
-        chars += lines[i]!.length;
-        batch.push(lines[i]!);
-        i++;
-      }
-      const base = i - batch.length;
-      this.sandbox.lines = batch;
-      this.sandbox.firstOnly = firstOnly;
-      try {
-        SCRIPT.runInContext(this.ctx, { timeout: this.budgetMs });
-      } catch (err) {
-        if ((err as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
-          throw evioError('IOLOG_REGEX_TIMEOUT', `the regular expression /${this.sandbox.re.source.slice(0, 100)}/ ran longer than ${this.budgetMs} ms on ${batch.length} line(s); it backtracks catastrophically`);
+    try {
+      while (i < lines.length) {
+        const base = i;
+        let chars = 0;
+        while (i < lines.length && i - base < REGEX_BATCH_LINES && (i === base || chars + lines[i]!.length <= REGEX_BATCH_CHARS)) {
+          chars += lines[i]!.length;
+          i++;
         }
-        throw err;
+        // The script only reads `lines`: a batch that is all of them needs no copy.
+        const batch = base === 0 && i === lines.length ? (lines as string[]) : lines.slice(base, i);
+        this.sandbox.lines = batch;
+        this.sandbox.firstOnly = firstOnly;
+        try {
+          SCRIPT.runInContext(this.ctx, { timeout: this.budgetMs });
+        } catch (err) {
+          if ((err as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
+            throw evioError('IOLOG_REGEX_TIMEOUT', `the regular expression /${this.sandbox.re.source.slice(0, 100)}/ ran longer than ${this.budgetMs} ms on ${batch.length} line(s); it backtracks catastrophically`);
+          }
+          throw err;
+        }
+        for (const k of this.sandbox.found) all.push(base + k);
+        if (firstOnly && all.length > 0) return all;
       }
-      for (const k of this.sandbox.found) all.push(base + k);
-      if (firstOnly && all.length > 0) return all;
+      return all;
+    } finally {
+      // A cached matcher outlives the call: it must not keep the caller's lines alive.
+      this.sandbox.lines = NO_LINES;
+      this.sandbox.found.length = 0;
     }
-    return all;
   }
+}
+
+// A search runs one pattern over many sessions, one task each: the matcher outlives the task.
+const matchers = new Map<string, BudgetedMatcher>();
+
+/**
+ * The matcher of a user pattern (compiled as compileUserRegex does), reused from this thread's
+ * last MATCHER_CACHE_SIZE patterns. Invalid patterns throw and are not cached.
+ */
+export function cachedMatcher(source: string, errorName: 'IOLOG_BAD_QUERY' | 'IOLOG_BAD_FILTER', maxLength = REGEX_MAX_LENGTH): BudgetedMatcher {
+  // A pattern over this caller's limit misses, so compileUserRegex refuses it.
+  let m = source.length <= maxLength ? matchers.get(source) : undefined;
+  if (m) {
+    matchers.delete(source); // the most recently used goes last
+  } else {
+    m = new BudgetedMatcher(compileUserRegex(source, errorName, maxLength));
+    if (matchers.size >= MATCHER_CACHE_SIZE) matchers.delete(matchers.keys().next().value!);
+  }
+  matchers.set(source, m);
+  return m;
 }

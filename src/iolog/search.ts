@@ -3,9 +3,11 @@
 // text lines through a TextExtractor (control sequences removed, what the screen showed); the
 // regex is tested against one line at a time, so it can never match across lines. One
 // session is searched per worker task; the fan-out over many sessions is in service.ts.
+// Completed lines are held and tested in batches (a vm entry with a watchdog per batch, not
+// per timing record), in the order they completed, so the answer is the same as line by line.
 import { evioError } from '../errors.js';
-import { DETAIL_LINE_CHARS, DETAIL_LINES_PER_SESSION } from './limits.js';
-import { BudgetedMatcher, compileUserRegex } from './regex-budget.js';
+import { DETAIL_LINE_CHARS, DETAIL_LINES_PER_SESSION, REGEX_BATCH_CHARS, REGEX_BATCH_LINES } from './limits.js';
+import { cachedMatcher, compileUserRegex } from './regex-budget.js';
 import { checkAborted, offsetMs, type IologSession } from './session.js';
 import { stripperFactory, type TextExtractor, type TextExtractorFactory, type TextLine } from './text.js';
 import { STREAM_NAMES, type StreamName } from './timing.js';
@@ -63,32 +65,56 @@ export interface SessionSearchOptions {
 /** Searches one session. Throws IOLOG_REGEX_TIMEOUT when the regex exceeds its budget. */
 export async function searchSession(session: IologSession, q: SearchQuery, opts: SessionSearchOptions): Promise<SessionSearchResult> {
   const maxLines = opts.maxLines ?? DETAIL_LINES_PER_SESSION;
-  const matcher = new BudgetedMatcher(compileUserRegex(q.regex, 'IOLOG_BAD_QUERY'));
+  const matcher = cachedMatcher(q.regex, 'IOLOG_BAD_QUERY');
   const info = await session.info();
   const make = opts.extractor ?? stripperFactory;
   const extractors = new Map<StreamName, TextExtractor>();
-  const wanted = new Set(q.streams);
+  const wanted: ReadonlySet<StreamName> = new Set(q.streams);
   const matches: SearchMatch[] = [];
   let matched = false;
 
-  const check = (stream: StreamName, lines: TextLine[]): boolean => {
-    if (lines.length === 0) return false;
-    const texts = lines.map((l) => l.text);
-    const hits = matcher.test(texts, !opts.detail);
-    if (hits.length === 0) return false;
-    matched = true;
-    if (!opts.detail) return true;
-    for (const k of hits) {
-      if (matches.length >= maxLines) return true;
-      const l = lines[k]!;
-      matches.push({ stream, time: l.timeMs, line: l.text.length > DETAIL_LINE_CHARS ? l.text.slice(0, DETAIL_LINE_CHARS) : l.text });
+  // The held lines: text, start time and stream of each, in completion order. They are tested
+  // once they fill a budgeted batch: each test is a vm entry with a watchdog thread, which
+  // costs more than the regex on a few hundred lines (and much more on a loaded machine).
+  const texts: string[] = [];
+  const times: number[] = [];
+  const streams: StreamName[] = [];
+  let chars = 0;
+  const hold = (stream: StreamName, lines: TextLine[]): void => {
+    for (const l of lines) {
+      texts.push(l.text);
+      times.push(l.timeMs);
+      streams.push(stream);
+      chars += l.text.length;
     }
-    return matches.length >= maxLines;
+  };
+  const full = (): boolean => texts.length >= REGEX_BATCH_LINES || chars >= REGEX_BATCH_CHARS;
+
+  /** Tests the held lines and drops them; true when this session's search is done. */
+  const flush = (): boolean => {
+    if (texts.length === 0) return false;
+    const hits = matcher.test(texts, !opts.detail);
+    let done = false;
+    if (hits.length > 0) {
+      matched = true;
+      done = !opts.detail;
+      for (const k of hits) {
+        if (done || matches.length >= maxLines) break;
+        const line = texts[k]!;
+        matches.push({ stream: streams[k]!, time: times[k]!, line: line.length > DETAIL_LINE_CHARS ? line.slice(0, DETAIL_LINE_CHARS) : line });
+      }
+      done ||= matches.length >= maxLines;
+    }
+    texts.length = 0;
+    times.length = 0;
+    streams.length = 0;
+    chars = 0;
+    return done;
   };
 
   let done = false;
   let n = 0;
-  const events = session.events({ signal: opts.signal });
+  const events = session.events({ signal: opts.signal, streams: wanted });
   try {
     for await (const ev of events) {
       if ((++n & 255) === 0) checkAborted(opts.signal);
@@ -103,7 +129,8 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
         extractors.set(ev.stream, x);
       }
       x.write(ev.bytes, offsetMs(ev.sec, ev.nsec));
-      if (check(ev.stream, x.takeLines())) {
+      hold(ev.stream, x.takeLines());
+      if (full() && flush()) {
         done = true;
         break;
       }
@@ -112,7 +139,14 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
     await events.return(undefined);
   }
   if (!done) {
-    for (const [stream, x] of extractors) if (check(stream, x.end())) break;
+    for (const [stream, x] of extractors) {
+      hold(stream, x.end());
+      if (full() && flush()) {
+        done = true;
+        break;
+      }
+    }
+    if (!done) flush();
   }
   matches.sort((a, b) => a.time - b.time);
   return { path: session.path, matched, matches, warnings: [...session.warnings] };

@@ -40,6 +40,12 @@ export interface EventOptions {
   to?: number;
   /** Stop after this many records. */
   maxRecords?: number;
+  /**
+   * Only data of these streams is yielded; the others' bytes are not read (a search for
+   * `output` has no use for ttyin). Positions still count every stream's bytes, and non-data
+   * events are yielded as always. Absent: every stream.
+   */
+  streams?: ReadonlySet<StreamName>;
   signal?: AbortSignal;
 }
 

@@ -95,6 +95,7 @@ export class SudoSession implements IologSession {
   async *events(opts: EventOptions = {}): AsyncGenerator<SessionEvent> {
     const from = opts.from ?? 0;
     const to = opts.to ?? Infinity;
+    const streams = opts.streams;
     const cursors = new Map<StreamName, StreamCursor>();
     const cursor = (s: StreamName) => {
       let c = cursors.get(s);
@@ -128,6 +129,8 @@ export class SudoSession implements IologSession {
         const end = pos + rec.nbytes;
         pos = end;
         if (rec.nbytes === 0) continue;
+        // An unwanted stream's file is never opened: nothing reads it, so no cursor needs the skip.
+        if (streams && !streams.has(rec.stream)) continue;
         const c = cursor(rec.stream);
         const lo = Math.max(start, from);
         const hi = Math.min(end, to);
