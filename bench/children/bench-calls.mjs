@@ -3,6 +3,9 @@
 //   node bench/children/bench-calls.mjs dispatch CONFIG 'METHOD' 'PATH' 'QUERY-JSON' [TIME_MS]
 //   node bench/children/bench-calls.mjs query CONFIG STORE 'PARAMS-JSON' [TIME_MS]   (store.query, rows shaped)
 //   node bench/children/bench-calls.mjs sql CONFIG sqlite|pg 'PARAMS-JSON'          (prints the store's SELECT)
+//   node bench/children/bench-calls.mjs driver CONFIG sqlite:PATH|pg:URL 'PARAMS-JSON' [TIME_MS]
+//        (the store's SELECT through the driver alone: better-sqlite3 .all() or a pg.Client query,
+//         rows as the driver returns them, not decoded, shaped or serialized)
 // Prints {count, samples, mean, p50, p99, min, max, maxRssKB} (milliseconds) as one JSON line.
 import { Bench } from 'tinybench';
 import { Engine, loadSettings, dispatch, openStoreByName, parseEventQuery, parseStoreName, shapeEvent } from '../../dist/index.js';
@@ -14,6 +17,8 @@ let count = 0;
 /** @type {() => Promise<void>} */
 let fn;
 let timeMs = 2000;
+/** Closes what the benchmark opened outside the engine (a pg client keeps the process alive). */
+let cleanup = async () => {};
 if (kind === 'iolog-list') {
   const params = JSON.parse(rest[0] ?? '{}');
   timeMs = Number(rest[1] ?? 2000);
@@ -48,6 +53,30 @@ if (kind === 'iolog-list') {
       count = Array.isArray(res.body.events) ? res.body.events.length : 1;
     } else throw new Error(`unexpected ${res.kind}`);
   };
+} else if (kind === 'driver') {
+  const [target, paramsJson, t] = rest;
+  timeMs = Number(t ?? 2000);
+  const { buildSelect } = await import('../../dist/eventlog/sql/select.js');
+  const { sqlProfile } = await import('../../dist/eventlog/sql/profile.js');
+  const flavor = target?.startsWith('pg:') ? 'pg' : 'sqlite';
+  const location = (target ?? '').slice(target?.indexOf(':') + 1);
+  const { query } = parseEventQuery({ ...JSON.parse(paramsJson ?? '{}'), format: 'db' }, engine.settings.timezone);
+  const plan = buildSelect(query, sqlProfile(flavor, { driver: 'native' }), !query.verbose);
+  if (flavor === 'sqlite') {
+    const { default: Database } = await import('better-sqlite3');
+    const stmt = new Database(location, { readonly: true }).prepare(plan.sql);
+    fn = async () => {
+      count = stmt.all(...plan.params).length;
+    };
+  } else {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: location });
+    await client.connect();
+    cleanup = () => client.end();
+    fn = async () => {
+      count = (await client.query(plan.sql, plan.params)).rows.length;
+    };
+  }
 } else if (kind === 'query' || kind === 'sql') {
   const [storeName, paramsJson, t] = rest;
   timeMs = Number(t ?? 2000);
@@ -85,4 +114,5 @@ const r = /** @type {any} */ (task.result);
 if (!r || r.error || !r.latency) throw r?.error ?? new Error('no result');
 const L = r.latency;
 await engine.close();
+await cleanup();
 process.stdout.write(`${JSON.stringify({ count, samples: L.samplesCount ?? L.samples?.length, mean: L.mean, p50: L.p50, p99: L.p99, min: L.min, max: L.max, maxRssKB: process.resourceUsage().maxRSS })}\n`);

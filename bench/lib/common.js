@@ -23,6 +23,7 @@ export function which(cmd) {
  * @typedef {object} ProcResult
  * @property {number} ms        wall time, spawn to exit
  * @property {number|null} rssKB peak resident set size (GNU time's %M), null when unknown
+ * @property {number|null} cpuMs user + system CPU time of the process and its threads (GNU time's %U + %S), null when unknown
  * @property {number} code
  * @property {string} stdout    captured stdout (empty when stdout went to /dev/null)
  * @property {string} stderr
@@ -40,7 +41,7 @@ export function runProcess(argv, opts = {}) {
   const mode = opts.stdout ?? 'pipe';
   const tdir = mkdtempSync(join(tmpdir(), 'evio-bench-'));
   const timeFile = join(tdir, 'time');
-  const full = GNU_TIME ? [GNU_TIME, '-f', '%M', '-o', timeFile, ...argv] : argv;
+  const full = GNU_TIME ? [GNU_TIME, '-f', '%M %U %S', '-o', timeFile, ...argv] : argv;
   const devnull = mode === 'null' ? openSync('/dev/null', 'w') : null;
   return new Promise((resolvePromise, reject) => {
     const t0 = process.hrtime.bigint();
@@ -71,14 +72,19 @@ export function runProcess(argv, opts = {}) {
       if (timer) clearTimeout(timer);
       if (devnull !== null) closeSync(devnull);
       let rssKB = null;
+      let cpuMs = null;
       try {
         const t = readFileSync(timeFile, 'utf8').trim().split('\n').pop();
-        if (t && /^\d+$/.test(t)) rssKB = Number(t);
+        const m = t ? /^(\d+) ([\d.]+) ([\d.]+)$/.exec(t) : null;
+        if (m) {
+          rssKB = Number(m[1]);
+          cpuMs = (Number(m[2]) + Number(m[3])) * 1000;
+        }
       } catch {
         // no GNU time
       }
       rmSync(tdir, { recursive: true, force: true });
-      resolvePromise({ ms, rssKB, code: code ?? (signal ? 128 : 1), stdout: out, stderr: err, lines });
+      resolvePromise({ ms, rssKB, cpuMs, code: code ?? (signal ? 128 : 1), stdout: out, stderr: err, lines });
     });
   });
 }
@@ -97,6 +103,7 @@ export async function runChecked(argv, opts) {
  * @property {number} max
  * @property {number[]} all   ms of each run
  * @property {number|null} rssKB  highest peak RSS over the runs
+ * @property {number|null} cpuMs  median CPU time (user + system) of the runs
  * @property {ProcResult} last
  */
 
@@ -116,6 +123,8 @@ export async function timeProcess(argv, opts) {
   /** @type {number[]} */
   const all = [];
   let rss = null;
+  /** @type {number[]} */
+  const cpu = [];
   /** @type {ProcResult|null} */
   let last = null;
   for (let i = 0; i < opts.runs; i++) {
@@ -124,9 +133,10 @@ export async function timeProcess(argv, opts) {
     opts.check?.(r);
     all.push(r.ms);
     if (r.rssKB !== null) rss = Math.max(rss ?? 0, r.rssKB);
+    if (r.cpuMs !== null) cpu.push(r.cpuMs);
     last = r;
   }
-  return { ...summarize(all), all, rssKB: rss, last: /** @type {ProcResult} */ (last) };
+  return { ...summarize(all), all, rssKB: rss, cpuMs: cpu.length ? median(cpu) : null, last: /** @type {ProcResult} */ (last) };
 }
 
 /** @param {number[]} xs */

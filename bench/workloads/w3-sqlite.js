@@ -72,6 +72,20 @@ export async function run(ctx) {
       rss: fmtRss(evio.maxRssKB),
       note: `${evio.samples} samples${q.judge === 'abs' ? '; judged on the median' : '; judged on the mean against the shell\'s amortized mean'}.`,
     });
+    // The same statement through better-sqlite3 alone: what stepping and row objects cost
+    // before evio decodes, shapes and serializes anything.
+    const driver = await runChild('bench-calls.mjs', ['driver', '-', `sqlite:${db.path}`, JSON.stringify(q.params), ctx.smoke ? '500' : '3000']);
+    section.rows.push({
+      what: `↳ the same SQL through better-sqlite3 alone (\`.all()\`, rows not shaped)`,
+      evio: `mean ${fmtMs(driver.mean)}, p50 ${fmtMs(driver.p50)}`,
+      peerName: peer ? 'sqlite3 shell, same SQL' : '–',
+      peer: peer ? fmtMs(peer.median) : '–',
+      ratio: peer ? fmtRatio(driver.mean, peer.median) : '–',
+      goal: '–',
+      status: 'no goal',
+      rss: fmtRss(driver.maxRssKB),
+      note: `evio's own share of the page: ${fmtMs(evio.mean - driver.mean)} of ${fmtMs(evio.mean)} (decode, shape, serialize).`,
+    });
     if (ctx.profile && !met) {
       section.notes.push(
         ...(await profileLines([join(BENCH_DIR, 'children', 'bench-calls.mjs'), 'query', '-', `db:${db.path}`, JSON.stringify(q.params), '3000'], { label: `store.query ${JSON.stringify(q.params)} (tinybench loop)` })),

@@ -60,6 +60,20 @@ export async function run(ctx) {
       rss: fmtRss(evio.maxRssKB),
       note: `${evio.samples} samples; judged on the means.`,
     });
+    // The same statement through a node-postgres Client alone (no cursor, rows not decoded by
+    // evio): what the driver costs before evio does anything.
+    const driver = await runChild('bench-calls.mjs', ['driver', '-', `pg:${pg.url}`, JSON.stringify(q.params), ctx.smoke ? '500' : '3000']);
+    section.rows.push({
+      what: '↳ the same SQL through node-postgres alone (`client.query`, rows not shaped)',
+      evio: `mean ${fmtMs(driver.mean)}, p50 ${fmtMs(driver.p50)}`,
+      peerName: 'psql, same SQL',
+      peer: `mean ${fmtMs(peer.mean)}`,
+      ratio: fmtRatio(driver.mean, peer.mean),
+      goal: '–',
+      status: 'no goal',
+      rss: fmtRss(driver.maxRssKB),
+      note: `evio's own share of the page: ${fmtMs(evio.mean - driver.mean)} of ${fmtMs(evio.mean)} (pool checkout, decode, shape, serialize).`,
+    });
     if (ctx.profile && ratio > 1.3) {
       section.notes.push(
         ...(await profileLines([join(BENCH_DIR, 'children', 'bench-calls.mjs'), 'query', '-', `pg:${pg.url}`, JSON.stringify(q.params), '3000'], { label: `store.query ${JSON.stringify(q.params)} on PostgreSQL (tinybench loop)` })),

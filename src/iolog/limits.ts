@@ -33,6 +33,10 @@ export const MATCHER_CACHE_SIZE = 16;
 export const TEXT_LINE_MAX = 16 * 1024;
 /** Search: sessions one search may read. */
 export const SEARCH_MAX_SESSIONS = 200_000;
+/** Sessions per search task at most (fewer when a search names few: every worker gets some). */
+export const SEARCH_SESSIONS_PER_TASK = 8;
+/** Sessions a worker searches at once within a task: one's file reads overlap another's work. */
+export const SEARCH_SESSIONS_IN_FLIGHT = 3;
 /** Search detail: lines per session, lines per answer, characters per line. */
 export const DETAIL_LINES_PER_SESSION = 100;
 export const DETAIL_LINES_TOTAL = 10_000;

@@ -7,8 +7,9 @@ import type { ChunkResult } from './chunk.js';
 import { openDownload, type Download } from './download.js';
 import { removeSessionsFromIndex, type CachedRecord } from './index-db.js';
 import type { IndexStats } from './index-update.js';
-import { CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN, DETAIL_LINES_TOTAL, INDEX_MAX_AGE_MS, SEARCH_MAX_SESSIONS } from './limits.js';
+import { CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN, DETAIL_LINES_TOTAL, INDEX_MAX_AGE_MS, SEARCH_MAX_SESSIONS, SEARCH_SESSIONS_PER_TASK } from './limits.js';
 import { parseListParams } from './list-query.js';
+import { ordered } from './ordered-tasks.js';
 import type { DirListing } from './listing.js';
 import type { Variables } from './log-info.js';
 import { flag, nonNegativeInt, required, single, type Params } from './params.js';
@@ -58,33 +59,6 @@ export interface SearchRun {
   results: AsyncGenerator<SessionSearchResult>;
 }
 
-/** Runs tasks over `inputs` with at most `width` in flight, yielding results in input order. */
-async function* ordered<I, O>(inputs: readonly I[], width: number, run: (i: I, signal: AbortSignal) => Promise<O>, signal?: AbortSignal): AsyncGenerator<O> {
-  const ac = new AbortController();
-  const onAbort = () => ac.abort();
-  signal?.addEventListener('abort', onAbort, { once: true });
-  const inFlight: Promise<O>[] = [];
-  let next = 0;
-  const fill = () => {
-    while (inFlight.length < width && next < inputs.length) {
-      const p = run(inputs[next++]!, ac.signal);
-      p.catch(() => undefined); // observed when its turn comes
-      inFlight.push(p);
-    }
-  };
-  try {
-    fill();
-    while (inFlight.length > 0) {
-      const r = await inFlight.shift()!;
-      fill();
-      yield r;
-    }
-  } finally {
-    ac.abort(); // an error, an early stop or the caller's abort ends every outstanding task
-    signal?.removeEventListener('abort', onAbort);
-  }
-}
-
 /** GET /REST/iolog/search?file=GLOB&query=KEYWORD:REGEX[&detail=1] */
 export async function iologSearch(engine: Engine, params: Params, signal?: AbortSignal): Promise<SearchRun> {
   const glob = required(params, 'file');
@@ -94,13 +68,27 @@ export async function iologSearch(engine: Engine, params: Params, signal?: Abort
   const pool = await iologPool(engine);
   const found = await pool.run('expandGlob', { roots: roots(engine), pattern: glob, max: SEARCH_MAX_SESSIONS }, signal);
   if (found.more) throw evioError('IOLOG_TOO_MANY_SESSIONS', `file "${glob.slice(0, 100)}" names more than ${SEARCH_MAX_SESSIONS} sessions`);
-  const results = ordered(
-    found.sessions,
+  // Sessions go to the workers in small groups (fewer round trips, and a worker overlaps the
+  // sessions of a group), small enough that every worker gets several groups.
+  const per = Math.max(1, Math.min(SEARCH_SESSIONS_PER_TASK, Math.floor(found.sessions.length / (pool.size * 4))));
+  const groups = chunked(found.sessions, per);
+  const batches = ordered(
+    groups,
     pool.size * 2,
-    (s, sig) => pool.run('searchSession', { kind: s.kind, path: s.path, streams: query.streams, regex: query.regex, detail }, sig),
+    (sessions, sig) => pool.run('searchSessions', { sessions, streams: query.streams, regex: query.regex, detail }, sig),
     signal,
   );
-  return { sessions: found.sessions.length, detail, results };
+  return { sessions: found.sessions.length, detail, results: flatten(batches) };
+}
+
+function chunked<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+async function* flatten<T>(groups: AsyncGenerator<T[]>): AsyncGenerator<T> {
+  for await (const g of groups) yield* g;
 }
 
 /** The answer a search gives, assembled while the results stream (bounded detail). */

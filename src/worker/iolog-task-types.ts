@@ -15,7 +15,7 @@ export interface IologTasks {
   variables: { in: { roots: string[]; file: string }; out: { file: string; variables: Variables } };
   listDir: { in: { roots: string[]; path: string; filter?: string }; out: DirListing };
   expandGlob: { in: { roots: string[]; pattern: string; max: number }; out: { sessions: Array<{ kind: SessionKind; path: string }>; more: boolean } };
-  searchSession: { in: { kind: SessionKind; path: string; streams: StreamName[]; regex: string; detail: boolean }; out: SessionSearchResult };
+  searchSessions: { in: { sessions: Array<{ kind: SessionKind; path: string }>; streams: StreamName[]; regex: string; detail: boolean }; out: SessionSearchResult[] };
   indexUpdate: { in: { roots: string[]; indexFile: string; rebuild: boolean }; out: IndexStats };
   listQuery: { in: { indexFile: string; query: ListQuery }; out: CachedRecord[] };
   replay: { in: ReplayRequest & { roots: string[] }; out: ReplayResult };

@@ -8,7 +8,9 @@ import { queryIndex } from '../iolog/list-query.js';
 import { replaySessionRange } from '../iolog/replay.js';
 import { listDirectory } from '../iolog/listing.js';
 import { openSession, openSessionOfKind } from '../iolog/locate.js';
-import { searchSession as searchOne } from '../iolog/search.js';
+import { SEARCH_SESSIONS_IN_FLIGHT } from '../iolog/limits.js';
+import type { SessionKind } from '../iolog/locate.js';
+import { searchSession as searchOne, type SessionSearchResult } from '../iolog/search.js';
 import { textExtractorFactory } from '../iolog/text-factory.js';
 import { sessionsMatching } from '../iolog/walk.js';
 import type { IologTasks } from './iolog-task-types.js';
@@ -38,16 +40,30 @@ export const expandGlob: Task<'expandGlob'> = (t) =>
   });
 
 // A session that cannot be read does not fail a search over many: it becomes a warning. A
-// regex past its budget does fail it (every other session would run into the same).
-export const searchSession: Task<'searchSession'> = (t) =>
+// regex past its budget does fail it (every other session would run into the same). A task
+// searches a few sessions, several at once: while one waits for its files, another runs.
+export const searchSessions: Task<'searchSessions'> = (t) =>
   capture(async () => {
     const extractor = await textExtractorFactory();
-    try {
-      return await searchOne(openSessionOfKind(t.kind, t.path), { streams: t.streams, regex: t.regex }, { detail: t.detail, extractor });
-    } catch (err) {
-      if (isEvioError(err, 'IOLOG_REGEX_TIMEOUT') || isEvioError(err, 'IOLOG_BAD_QUERY')) throw err;
-      return { path: t.path, matched: false, matches: [], warnings: [toEvioError(err).message] };
-    }
+    const q = { streams: t.streams, regex: t.regex };
+    const one = async (s: { kind: SessionKind; path: string }): Promise<SessionSearchResult> => {
+      try {
+        return await searchOne(openSessionOfKind(s.kind, s.path), q, { detail: t.detail, extractor });
+      } catch (err) {
+        if (isEvioError(err, 'IOLOG_REGEX_TIMEOUT') || isEvioError(err, 'IOLOG_BAD_QUERY')) throw err;
+        return { path: s.path, matched: false, matches: [], warnings: [toEvioError(err).message] };
+      }
+    };
+    const out: SessionSearchResult[] = new Array(t.sessions.length);
+    let next = 0;
+    const lane = async () => {
+      while (next < t.sessions.length) {
+        const i = next++;
+        out[i] = await one(t.sessions[i]!);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SEARCH_SESSIONS_IN_FLIGHT, t.sessions.length) }, lane));
+    return out;
   });
 
 export const indexUpdate: Task<'indexUpdate'> = (t) => capture(() => updateIndex(t.roots, t.indexFile, { rebuild: t.rebuild }));

@@ -35,11 +35,13 @@ describe('worker pool', () => {
     const pool = await iologPool(engine);
     const ac = new AbortController();
     const t0 = Date.now();
-    const p = pool.run('searchSession', { kind: 'sudo', path: join(root, 's'), streams: ['ttyout'], regex: '^(a+)+$', detail: false }, ac.signal);
+    const p = pool.run('searchSessions', { sessions: [{ kind: 'sudo', path: join(root, 's') }], streams: ['ttyout'], regex: '^(a+)+$', detail: false }, ac.signal);
     setTimeout(() => ac.abort(), 150);
     await expect(p).rejects.toMatchObject({ code: 1006 });
     expect(Date.now() - t0).toBeLessThan(900);
-    const ok = await pool.run('searchSession', { kind: 'sudo', path: join(root, 's'), streams: ['ttyout'], regex: 'a!$', detail: true }, undefined);
-    expect(ok).toMatchObject({ matched: true, matches: [{ stream: 'ttyout', time: 100, line: `${'a'.repeat(60)}!` }] });
+    const ok = await pool.run('searchSessions', { sessions: [{ kind: 'sudo', path: join(root, 's') }, { kind: 'sudo', path: join(root, 'missing') }, { kind: 'sudo', path: join(root, 's') }], streams: ['ttyout'], regex: 'a!$', detail: true }, undefined);
+    // One result per session, in order; a session that cannot be read is a warning, not a failure.
+    expect(ok.map((r) => [r.path, r.matched, r.warnings.length])).toEqual([[join(root, 's'), true, 0], [join(root, 'missing'), false, 1], [join(root, 's'), true, 0]]);
+    expect(ok[0]).toMatchObject({ matched: true, matches: [{ stream: 'ttyout', time: 100, line: `${'a'.repeat(60)}!` }] });
   });
 });
