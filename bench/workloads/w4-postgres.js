@@ -82,7 +82,7 @@ export async function run(ctx) {
   }
   if (section.rows.some((r) => r.status === 'MISSED')) {
     section.notes.push(
-      '**Where a page\'s time goes.** psql receives the rows as text and prints them; evio receives them through node-postgres (a JavaScript object per row), parses every row\'s `record` JSON (`decodeRow`, src/eventlog/sql/select.js), renders `epoch` per row and serializes the shaped row. For `verbose=0` every answered field is a column, so selecting the columns instead of `record` would skip the JSON parse; see the profile.',
+      '**Where a page\'s time goes.** The rows marked ↳ split it: the same statement through a node-postgres `Client` alone (one round trip, rows parsed into JavaScript objects, nothing else) against psql, and evio\'s own share on top: taking a pooled connection, decoding each row and shaping and serializing it as the service does. For `verbose=0` evio reads the answer from the indexed columns (`QueryOptions.summary`), never parsing the stored record, and a page no larger than one fetch is one statement, with no cursor or transaction around it (src/eventlog/postgres/pg-driver.ts). psql receives the same rows as text in C; node-postgres parses the wire protocol and builds each row in JavaScript, with garbage collection a large frame of the profile. The 1.3× bound is about what the driver alone reaches; evio\'s share (decode, shape, serialize) is the rest.',
     );
   }
   return section;

@@ -144,6 +144,25 @@ export class SqliteDriver implements SqlDriver {
       return;
     }
     const c = this.acquireReader();
+    if (s.maxRows !== undefined && s.maxRows <= this.opts.streamBatch) {
+      // A page no larger than one batch: all() steps it without an iterator round trip per row
+      // (the same rows the loop below would take in its first and only batch).
+      let rows: RawRow[];
+      let healthy = false;
+      try {
+        rows = c.cache.get(s.sql).all(...s.params) as RawRow[];
+        healthy = true;
+      } catch (err) {
+        throw sqliteError(err, this.opts.storeName);
+      } finally {
+        this.releaseReader(c, healthy);
+      }
+      for (const r of rows) {
+        yield r;
+        signal?.throwIfAborted();
+      }
+      return;
+    }
     let it: IterableIterator<unknown> | undefined;
     try {
       try {
