@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listRotated, rotateFlatFile } from '../../src/jobs/rotate.js';
 import { buildCli, runAndKill, runCli, type CliBuild, type RunResult } from './cli-build.js';
 import { makeHome, type JobHome } from './helpers.js';
+import { pidAlive } from '../../src/eventlog/flatfile/lock.js';
 
 const APPENDER = join(import.meta.dirname, '../eventlog/flatfile/children/appender.mjs');
 const COUNT = 20_000;
@@ -120,14 +121,6 @@ function startAppender(file: string, seed: number) {
   };
 }
 
-function pidRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 interface Journal {
   rotated: string;
@@ -154,7 +147,7 @@ function stateAfterKill(dir: string, rotatedBefore: number): { state: string; jo
   const rotatedNow = names.filter(isRotated).length > rotatedBefore;
   let deadLock = false;
   try {
-    deadLock = !pidRuns((JSON.parse(readFileSync(`${log}.lock`, 'utf8')) as { pid: number }).pid);
+    deadLock = !pidAlive((JSON.parse(readFileSync(`${log}.lock`, 'utf8')) as { pid: number }).pid);
   } catch {
     deadLock = false;
   }
@@ -172,7 +165,7 @@ function checkStore(dir: string, rotated: string[], acked: number[], tornAllowed
   // docs/flatfile.md: the next delete, or a takeover of a dead lock, removes it.
   const deadScratch = (n: string) => {
     const m = /^events\.ndjson\.lock\.(\d+)\.[0-9a-f]{8}\.[0-9a-f]{24}\.new$/.exec(n);
-    return m !== null && !pidRuns(Number(m[1]));
+    return m !== null && !pidAlive(Number(m[1]));
   };
   expect(names.filter((n) => n !== BASE && !isRotated(n) && !deadScratch(n)), 'leftovers next to the log').toEqual([]);
   expect(names.filter(isRotated).sort()).toEqual(rotated.map((p) => p.slice(dir.length + 1)).sort());
