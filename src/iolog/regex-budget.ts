@@ -26,10 +26,18 @@ const SCRIPT = new Script(
 
 const NO_LINES: string[] = [];
 
+/** A source without any regex metacharacter or escape: it matches where its text occurs. */
+const LITERAL_SOURCE = /^[^\\^$.|?*+()[\]{}]+$/;
+
 /** Tests lines against one regex, in budgeted batches. */
 export class BudgetedMatcher {
   private readonly ctx: Context;
   private readonly sandbox: { re: RegExp; lines: string[]; found: number[]; firstOnly: boolean };
+  /**
+   * The text of a literal pattern (no flags): a substring search, linear in the line, cannot
+   * backtrack, so it runs without the vm and its watchdog thread. Null for any other pattern.
+   */
+  private readonly literal: string | null;
 
   constructor(
     re: RegExp,
@@ -37,12 +45,23 @@ export class BudgetedMatcher {
   ) {
     // A non-global, non-sticky regex keeps no lastIndex state between lines.
     const plain = new RegExp(re.source, re.flags.replace(/[gy]/g, ''));
+    this.literal = plain.flags === '' && LITERAL_SOURCE.test(plain.source) ? plain.source : null;
     this.sandbox = { re: plain, lines: [], found: [], firstOnly: false };
     this.ctx = createContext(this.sandbox);
   }
 
   /** Indexes of the lines that match (only the first when firstOnly). */
   test(lines: readonly string[], firstOnly = false): number[] {
+    if (this.literal !== null) {
+      const hits: number[] = [];
+      for (let k = 0; k < lines.length; k++) {
+        if (lines[k]!.includes(this.literal)) {
+          hits.push(k);
+          if (firstOnly) break;
+        }
+      }
+      return hits;
+    }
     const all: number[] = [];
     let i = 0;
     try {

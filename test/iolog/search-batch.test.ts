@@ -2,6 +2,7 @@
 // sessions and patterns (one vm context per pattern and thread), and completed lines tested in
 // batches across timing records instead of after each record.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSessions } from '../../src/iolog/generate-sessions.js';
@@ -156,5 +157,36 @@ describe('search in batches', () => {
       }
       expect((await searchSession(openSessionOfKind('sudo', dir), { ...q, regex: '^line 1499 other$' }, { detail: false, extractor: make })).matched).toBe(true);
     }
+  });
+});
+
+describe('literal patterns', () => {
+  it('a pattern without metacharacters answers as the regex does (substring search, no vm)', () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[a-z0-9 :/-]{1,6}$/),
+        fc.array(fc.stringMatching(/^[a-z0-9 :/.-]{0,40}$/), { maxLength: 30 }),
+        fc.boolean(),
+        (pattern, lines, firstOnly) => {
+          const re = new RegExp(pattern);
+          const reference: number[] = [];
+          for (let k = 0; k < lines.length; k++) {
+            if (re.test(lines[k]!)) {
+              reference.push(k);
+              if (firstOnly) break;
+            }
+          }
+          expect(new BudgetedMatcher(re).test(lines, firstOnly)).toEqual(reference);
+        },
+      ),
+      { seed: 1122, numRuns: 300 },
+    );
+  });
+
+  it('a pattern with any metacharacter still runs budgeted: a catastrophic one times out', () => {
+    const m = new BudgetedMatcher(new RegExp('^(a+)+$'), 200);
+    expect(() => m.test([`${'a'.repeat(40)}!`])).toThrow(expect.objectContaining({ code: 1405 }));
+    // Case-insensitive is not a literal search either.
+    expect(new BudgetedMatcher(/served/i).test(['SERVED in 1 ms', 'x'])).toEqual([0]);
   });
 });
