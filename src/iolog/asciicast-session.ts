@@ -59,7 +59,6 @@ export class AsciicastSession implements IologSession {
 
   constructor(readonly path: string) {}
 
-
   /** Lines of the file (comments and empty lines dropped), the header first. */
   private async *lines(signal?: AbortSignal): AsyncGenerator<string> {
     const decoded = await decodedChunks(this.path, (msg) => this.warn('gzip', `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${msg}`));

@@ -21,7 +21,6 @@ export class SudoSession implements IologSession {
 
   constructor(readonly path: string) {}
 
-
   variables(): Promise<Variables> {
     this.vars ??= readSudoVariables(this.path).then((l) => l.variables);
     return this.vars;
