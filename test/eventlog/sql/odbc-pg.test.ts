@@ -1,7 +1,6 @@
 // ODBC through the PostgreSQL driver (psqlodbc, DSN evio_pg): the reference comparison, DBMS
 // detection, reading and writing the schema the native store created, the statement timeout,
 // errors naming the DSN, and incremental fetching.
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isEvioError } from '../../../src/errors.js';
 import { OdbcStore } from '../../../src/eventlog/odbc/index.js';
@@ -101,21 +100,13 @@ describe('OdbcStore on PostgreSQL', () => {
     const schema = schemaName('timeout');
     const s = odbc(schema, { statementTimeoutMs: 300 });
     await s.append([{ uniqueid: 'a', etype: 'A', time: 1 }]);
-    const locker = new pg.Client({ connectionString: PG_URL });
-    locker.on('error', () => {});
-    await locker.connect();
-    try {
-      await locker.query('BEGIN');
-      await locker.query(`LOCK TABLE "${schema}".events IN ACCESS EXCLUSIVE MODE`);
+    await pgs.whileLocked(schema, async () => {
       const err = await s.lastRecnum().catch((e: unknown) => e);
       expect(isEvioError(err, 'DB_TIMEOUT')).toBe(true);
       expect((err as Error).message).toMatch(new RegExp(`^1303 odbc:${ODBC_PG_DSN}: `));
       const err2 = await s.query(DUMP_ALL)[Symbol.asyncIterator]().next().catch((e: unknown) => e);
       expect(isEvioError(err2, 'DB_TIMEOUT')).toBe(true);
-    } finally {
-      await locker.query('ROLLBACK');
-      await locker.end();
-    }
+    });
     expect(await s.lastRecnum()).toBe(1);
   });
 

@@ -1,7 +1,6 @@
 // PostgreSQL faults answer clear errors that name the store, never a stack trace:
 // unreachable server / refused login -> PG_CONNECT; the statement timeout bounds every statement
 // -> DB_TIMEOUT; other server errors -> PG_QUERY. (A restart mid-query: postgres-restart.test.ts.)
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvioError, isEvioError, type ErrorName } from '../../../src/errors.js';
 import { Engine } from '../../../src/engine.js';
@@ -88,22 +87,14 @@ describe('the statement timeout bounds every statement (DB_TIMEOUT)', () => {
     const s = new PostgresStore({ connectionString: PG_URL, schema, name: 'slow', statementTimeoutMs: 300 });
     stores.push(s);
     await s.append([{ uniqueid: 'a', etype: 'A', time: 1 }]);
-    const locker = new pg.Client({ connectionString: PG_URL });
-    locker.on('error', () => {});
-    await locker.connect();
-    try {
-      await locker.query('BEGIN');
-      await locker.query(`LOCK TABLE "${schema}".events IN ACCESS EXCLUSIVE MODE`);
+    await pgs.whileLocked(schema, async () => {
       const started = Date.now();
       expectClear(await failure(firstRow(s)), 'DB_TIMEOUT', 'pg:slow', /statement timeout \(300 ms\)/);
       expect(Date.now() - started).toBeLessThan(5000);
       expectClear(await failure(s.append([{ uniqueid: 'b', etype: 'A', time: 2 }])), 'DB_TIMEOUT', 'pg:slow', /timeout/);
       expectClear(await failure(s.delete(DELETE_ALL)), 'DB_TIMEOUT', 'pg:slow', /timeout/);
       expect((await failure(s.lastRecnum())).http).toBe(504);
-    } finally {
-      await locker.query('ROLLBACK');
-      await locker.end();
-    }
+    });
     expect(await s.lastRecnum()).toBe(1);
     expect((await s.append([{ uniqueid: 'b', etype: 'A', time: 2 }])).count).toBe(1);
   });

@@ -136,6 +136,24 @@ export class PgScratch {
     await this.admin.connect();
   }
 
+  /**
+   * Runs `work` while another connection holds an ACCESS EXCLUSIVE lock on the schema's events
+   * table (every statement of a store on it then waits), and releases the lock afterwards.
+   */
+  async whileLocked<T>(schema: string, work: () => Promise<T>): Promise<T> {
+    const locker = new pg.Client({ connectionString: PG_URL });
+    locker.on('error', () => {});
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query(`LOCK TABLE "${schema}".events IN ACCESS EXCLUSIVE MODE`);
+      return await work();
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+  }
+
   /** Connections first (the restart test waits for every other client to leave), then `before`, then the schemas. */
   async close(before?: () => Promise<void>): Promise<void> {
     await Promise.allSettled(this.stores.map((s) => s.close()));
