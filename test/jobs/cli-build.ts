@@ -1,7 +1,7 @@
 // The CLI compiled from the current sources into .tmp/ (inside the package, so that node_modules
 // resolve), for tests that spawn `evio` as a separate process and SIGKILL it. dist/ is left alone:
 // it may be stale or being rebuilt.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -38,78 +38,60 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs `evio ARGS` to completion (stdin closed: not a terminal). */
-export function runCli(build: CliBuild, args: string[], opts: { cwd?: string; timeoutMs?: number } = {}): Promise<RunResult> {
-  return new Promise((res) => {
-    const p = spawn(process.execPath, [build.entry, ...args], { cwd: opts.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, EVIO_CONFIG: '' } });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => p.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
-    p.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      res({ code, signal, stdout, stderr });
-    });
+/**
+ * Starts `evio ARGS` (stdin closed: not a terminal; no EVIO_CONFIG from the environment) and
+ * collects its output; `onStdout` sees the whole stdout so far after each piece. `done`
+ * resolves when the process is gone.
+ */
+export function startCli(build: CliBuild, args: string[], cwd = ROOT, onStdout?: (stdout: string) => void): { proc: ChildProcess; done: Promise<RunResult> } {
+  const proc = spawn(process.execPath, [build.entry, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, EVIO_CONFIG: '' } });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    onStdout?.(stdout);
   });
+  proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<RunResult>((res) => proc.on('exit', (code, signal) => res({ code, signal, stdout, stderr })));
+  return { proc, done };
+}
+
+/** Runs `evio ARGS` to completion (killed after `timeoutMs`, default 60 s). */
+export function runCli(build: CliBuild, args: string[], opts: { cwd?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+  return runAndKill(build, args, opts.timeoutMs ?? 60_000, opts.cwd ?? ROOT);
 }
 
 /** Starts `evio ARGS` and SIGKILLs it after `afterMs`; resolves when it is gone. */
 export function runAndKill(build: CliBuild, args: string[], afterMs: number, cwd = ROOT): Promise<RunResult> {
-  return new Promise((res) => {
-    const p = spawn(process.execPath, [build.entry, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, EVIO_CONFIG: '' } });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => p.kill('SIGKILL'), afterMs);
-    p.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      res({ code, signal, stdout, stderr });
-    });
-  });
+  const { proc, done } = startCli(build, args, cwd);
+  const timer = setTimeout(() => proc.kill('SIGKILL'), afterMs);
+  return done.finally(() => clearTimeout(timer));
 }
 
 /** Starts `evio ARGS` and SIGKILLs it once its stdout has `lines` lines (or when it exits first). */
-export function runUntilLines(build: CliBuild, args: string[], lines: number, cwd = ROOT): Promise<RunResult & { killedAt: number }> {
-  return new Promise((res) => {
-    const p = spawn(process.execPath, [build.entry, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, EVIO_CONFIG: '' } });
-    let stdout = '';
-    let stderr = '';
-    let killedAt = -1;
-    p.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const n = stdout.split('\n').length - 1;
-      if (killedAt < 0 && n >= lines) {
-        killedAt = n;
-        p.kill('SIGKILL');
-      }
-    });
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    p.on('exit', (code, signal) => res({ code, signal, stdout, stderr, killedAt }));
+export async function runUntilLines(build: CliBuild, args: string[], lines: number, cwd = ROOT): Promise<RunResult & { killedAt: number }> {
+  let killedAt = -1;
+  const { proc, done } = startCli(build, args, cwd, (stdout) => {
+    const n = stdout.split('\n').length - 1;
+    if (killedAt < 0 && n >= lines) {
+      killedAt = n;
+      proc.kill('SIGKILL');
+    }
   });
+  return { ...(await done), killedAt };
 }
 
 /** Starts `evio ARGS` and SIGKILLs it once `file` has grown to `bytes` (or when it exits first). */
 export function runUntilFileSize(build: CliBuild, args: string[], file: string, bytes: number, cwd = ROOT): Promise<RunResult> {
-  return new Promise((res) => {
-    const p = spawn(process.execPath, [build.entry, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, EVIO_CONFIG: '' } });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const poll = setInterval(() => {
-      let size = 0;
-      try {
-        size = statSync(file).size;
-      } catch {
-        // not created yet
-      }
-      if (size >= bytes) p.kill('SIGKILL');
-    }, 1);
-    p.on('exit', (code, signal) => {
-      clearInterval(poll);
-      res({ code, signal, stdout, stderr });
-    });
-  });
+  const { proc, done } = startCli(build, args, cwd);
+  const poll = setInterval(() => {
+    let size = 0;
+    try {
+      size = statSync(file).size;
+    } catch {
+      // not created yet
+    }
+    if (size >= bytes) proc.kill('SIGKILL');
+  }, 1);
+  return done.finally(() => clearInterval(poll));
 }

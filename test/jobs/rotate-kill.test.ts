@@ -17,7 +17,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSyn
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listRotated, rotateFlatFile } from '../../src/jobs/rotate.js';
-import { buildCli, runAndKill, runCli, type CliBuild, type RunResult } from './cli-build.js';
+import { buildCli, runAndKill, runCli, startCli, type CliBuild, type RunResult } from './cli-build.js';
 import { makeHome, type JobHome } from './helpers.js';
 import { pidAlive } from '../../src/eventlog/flatfile/lock.js';
 
@@ -54,27 +54,19 @@ const isRotated = (name: string) => name.startsWith(`${BASE}.`) && STAMP.test(na
  * whose name `counts` (or when it exits first).
  */
 function runUntilDirEvent(args: string[], cwd: string, dir: string, counts: (name: string) => boolean, nth: number): Promise<RunResult & { fired: boolean }> {
-  return new Promise((res) => {
-    let n = 0;
-    let fired = false;
-    let p: ChildProcess | null = null;
-    const w = watch(dir, (type, name) => {
-      if (type !== 'rename' || !name || !counts(String(name)) || fired) return;
-      if (++n >= nth) {
-        fired = true;
-        p?.kill('SIGKILL');
-      }
-    });
-    p = spawn(process.execPath, [build.entry, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, EVIO_CONFIG: '' } });
-    let stdout = '';
-    let stderr = '';
-    p.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    p.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    p.on('exit', (code, signal) => {
-      w.close();
-      res({ code, signal, stdout, stderr, fired });
-    });
+  let n = 0;
+  let fired = false;
+  let proc: ChildProcess | null = null;
+  const w = watch(dir, (type, name) => {
+    if (type !== 'rename' || !name || !counts(String(name)) || fired) return;
+    if (++n >= nth) {
+      fired = true;
+      proc?.kill('SIGKILL');
+    }
   });
+  const started = startCli(build, args, cwd);
+  proc = started.proc;
+  return started.done.then((r) => ({ ...r, fired })).finally(() => w.close());
 }
 
 /** The flat-file kill test's appender child, run on the compiled store; `acked` = recnums it acknowledged. */
