@@ -3,7 +3,8 @@ import { deleteEvents, eventDestinations, queryEvents, queryLegacyEvents } from 
 import { jsonArrayResponse, jsonOk } from '../json-stream.js';
 import type { Route } from '../types.js';
 
-const FILTERS: Record<string, string> = {
+/** The filter parameters of the event routes, as OpenAPI describes them (the purge route shares them). */
+export const EVENT_FILTERS: Record<string, string> = {
   format: 'ff, flatfile or file = flat file; db = database (default); odbc',
   file: 'flat file: the event log (required); db: a database named in the settings or an SQLite file',
   dsn: 'ODBC data source name (format=odbc)',
@@ -20,7 +21,7 @@ const FILTERS: Record<string, string> = {
 };
 
 const QUERY_PARAMS: Record<string, string> = {
-  ...FILTERS,
+  ...EVENT_FILTERS,
   offset: 'database: matching records to skip; flat file: resume at a returned record\'s offset',
   limit: 'maximum records (default 32768, 512 with verbose=1)',
   verbose: '1 returns complete records',
@@ -47,7 +48,7 @@ export const eventRoutes: Route[] = [
     versions: ['v2', 'v2.0'],
     writes: true,
     summary: 'Delete the records the filters match (permanent; all=1 is needed when there is no filter)',
-    params: { ...FILTERS, offset: 'flat file only: not accepted', all: '1 allows a delete with no filter' },
+    params: { ...EVENT_FILTERS, offset: 'flat file only: not accepted', all: '1 allows a delete with no filter' },
     async handler(req, engine) {
       const res = await deleteEvents(engine, req.query, req.signal);
       return jsonOk({ deleted: res.deleted });

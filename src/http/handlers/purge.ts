@@ -7,17 +7,11 @@ import { openRequestStore } from '../../eventlog/stores.js';
 import { purgeEvents } from '../../jobs/purge.js';
 import { jsonOk } from '../json-stream.js';
 import type { Route } from '../types.js';
+import { EVENT_FILTERS } from './events.js';
 
 const PARAMS: Record<string, string> = {
+  ...EVENT_FILTERS,
   format: 'ff, flatfile or file = flat file (only the I/O logs are deleted); db = database (default); odbc',
-  file: 'flat file: the event log (required); db: a database named in the settings or an SQLite file',
-  dsn: 'ODBC data source name (format=odbc)',
-  etype: 'A, R, K, F (F only with dump=1) or names; comma lists',
-  from: 'creation time, inclusive', to: 'creation time, inclusive',
-  exittime_from: 'exit time, inclusive', exittime_to: 'exit time, inclusive',
-  uniqueid: 'wildcard', submituser: 'wildcard', submithost: 'wildcard', runuser: 'wildcard', runhost: 'wildcard', runcommand: 'wildcard', exitstatus: 'wildcard',
-  start: 'database: lowest recnum', end: 'highest recnum',
-  dump: '1 matches accept and finish records separately',
   all: '1 allows a purge with no filter',
   dryrun: 'evio extension: 1 reports what would be deleted and changes nothing',
 };
