@@ -57,6 +57,7 @@ export const ERRORS = {
   QUERY_UNKNOWN_PARAMETER: def(1114, 400, 'An unknown query parameter was given', 'Remove it; the message lists the parameters this call takes.'),
   QUERY_RANGE_INVERTED: def(1115, 400, 'A range has its lower bound after its upper bound', 'Swap from/to (or start/end, exittime_from/exittime_to).'),
   QUERY_UNKNOWN_DATABASE: def(1116, 400, 'format=db names a database that is neither configured nor an SQLite file', 'Name a key of "databases" in the settings, or an SQLite file under eventlogdirs.'),
+  QUERY_BAD_DSN: def(1119, 400, 'An ODBC data source name is malformed', 'Give dsn as the name of a data source in odbc.ini: 1-64 letters, digits, _ . - and spaces, starting with a letter, digit or _.'),
 
   // ---- 1200-1299 event stores (flat file, SQLite)
   STORE_NOT_FOUND: def(1200, 404, 'The event log does not exist', 'Check the file name; flat files and SQLite files are created on first append.'),
@@ -120,6 +121,8 @@ export const ERRORS = {
   LISTEN_FAILED: def(1612, 500, 'The service cannot listen on the configured address', 'The message names the system error; pick another port or host, or stop what uses it.'),
   REST_CLIENT: def(1613, 502, 'evio rest could not reach the service or its answer was not JSON', 'Check --url, that evio serve runs, and --insecure for a self-signed certificate.'),
   HTTP_HEADERS_TOO_LARGE: def(1614, 431, 'The request line or headers are larger than the service accepts', 'Send a shorter URL (fewer or shorter parameters) and fewer headers.'),
+  AUTH_REPLAY_CAPACITY: def(1620, 503, 'The app made more signed calls inside the timestamp window than replay protection remembers', 'Retry after a few seconds; a client that needs more calls per window than the keystore\'s rate limit allows should use several appids, or raise replayCapacityPerApp in the settings.'),
+  TLS_KEY_INSECURE: def(1621, 500, 'The TLS private key file can be read or written by group or others, or is not a regular file', 'chmod 600 the key file named in the message (and keep it owned by the user evio runs as).'),
   // ---- 1700-1799 batch jobs
   JOB_SOURCE_UNREADABLE: def(1700, 400, 'The file to import cannot be opened or read', 'Check the path and its permissions; the message names the system error.'),
   IMPORT_UNKNOWN_FORMAT: def(1701, 400, 'Unknown import format', 'Use --from sudo-json or --from sudo-text.'),

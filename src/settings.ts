@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { evioError } from './errors.js';
+import { ownRecord, ownValue } from './own-property.js';
 
 export interface TlsSettings {
   cert: string;
@@ -45,6 +46,8 @@ export interface Settings {
   workers: number;
   /** Allowed clock skew for signed requests, seconds. */
   authSkewSeconds: number;
+  /** Signatures remembered per app for replay protection; a full cache refuses calls (1620). */
+  replayCapacityPerApp: number;
   /** Listen on a non-loopback address without TLS (off unless set). */
   allowInsecure: boolean;
   /** Where the settings came from, for messages; null = defaults only. */
@@ -70,11 +73,12 @@ const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'recor
   maxOpenAccepts: 'number',
   workers: 'number',
   authSkewSeconds: 'number',
+  replayCapacityPerApp: 'number',
   allowInsecure: 'boolean',
 };
 
 function checkType(key: string, v: unknown, source: string): void {
-  const want = KEYS[key];
+  const want = ownValue(KEYS, key);
   const bad = (what: string) => evioError('SETTINGS_INVALID', `${source}: "${key}" must be ${what}`);
   switch (want) {
     case undefined:
@@ -167,12 +171,15 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     maxOpenAccepts: (raw.maxOpenAccepts as number | undefined) ?? 1_000_000,
     workers: (raw.workers as number | undefined) ?? 0,
     authSkewSeconds: (raw.authSkewSeconds as number | undefined) ?? 300,
+    replayCapacityPerApp: (raw.replayCapacityPerApp as number | undefined) ?? 100_000,
     allowInsecure: (raw.allowInsecure as boolean | undefined) ?? false,
     source: file ? resolve(cwd, file) : null,
     ...opts.overrides,
   };
   // An eventdb that is not a configured name is an SQLite path, relative to the settings file.
-  if (!(s.eventdb in s.databases) && !/^[a-z]+:\/\//.test(s.eventdb)) s.eventdb = p(s.eventdb);
+  // Names in "databases" come from requests (format=db&file=NAME): a table without a prototype.
+  s.databases = ownRecord(Object.entries(s.databases));
+  if (!Object.hasOwn(s.databases, s.eventdb) && !/^[a-z]+:\/\//.test(s.eventdb)) s.eventdb = p(s.eventdb);
   if (s.tls) s.tls = { cert: p(s.tls.cert), key: p(s.tls.key) };
   if (!validZone(s.timezone)) throw evioError('SETTINGS_INVALID', `"timezone": "${s.timezone}" is not an IANA time zone`);
   if (s.prefix && !/^(\/[A-Za-z0-9._-]+)+$/.test(s.prefix)) {

@@ -1,7 +1,8 @@
 // `evio call METHOD 'PATH?QUERY' [--data JSON]`: one request through the same handlers as the
 // service, in-process: no signature, but the same settings, roots and validation.
 import { dispatch } from '../http/dispatch.js';
-import type { ApiResponse, QueryParams } from '../http/types.js';
+import { queryFromSearch } from '../http/query-params.js';
+import type { ApiResponse } from '../http/types.js';
 import { usageError, type CliCommand, type CliIo } from './io.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
 
@@ -13,15 +14,6 @@ Exits 0 when the answer's status is 0.
 Example:
   evio call GET '/REST/v2.0/events?format=ff&file=events.ndjson&runuser=root&limit=3'
   evio call DELETE '/REST/v2.0/events?format=db&to=2026/01/31'`;
-
-export function searchParamsToQuery(search: URLSearchParams): QueryParams {
-  const q: QueryParams = {};
-  for (const [k, v] of search) {
-    const prev = q[k];
-    q[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-  }
-  return q;
-}
 
 /** Writes a response body to `out`; returns the answer's status code (0 = success). */
 export async function writeResponse(res: ApiResponse, out: CliIo['out']): Promise<number> {
@@ -65,7 +57,7 @@ export const callCommand: CliCommand = {
     const res = await dispatch(io.engine(), {
       method: method.toUpperCase(),
       path: url.pathname,
-      query: searchParamsToQuery(url.searchParams),
+      query: queryFromSearch(url.searchParams),
       body,
       signal: io.signal,
       remote: 'local',

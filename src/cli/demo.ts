@@ -9,7 +9,8 @@ import { copyEvents } from '../eventlog/service.js';
 import { openStore } from '../eventlog/stores.js';
 import { generateCommand } from './generate.js';
 import { runGenerateSessions } from './generate-sessions.js';
-import { searchParamsToQuery, writeResponse } from './call.js';
+import { queryFromSearch } from '../http/query-params.js';
+import { writeResponse } from './call.js';
 import { intFlag, parseFlags, wantsHelp } from './flags.js';
 import { progress, progressDone, type CliCommand } from './io.js';
 
@@ -55,7 +56,7 @@ export const demoCommand: CliCommand = {
     for (const [q, target] of questions) {
       io.out.write(`\n# ${q}\n# evio call GET '${target}'\n`);
       const url = new URL(target, 'http://local');
-      const res = await dispatch(engine, { method: 'GET', path: url.pathname, query: searchParamsToQuery(url.searchParams), signal: io.signal, remote: 'local' });
+      const res = await dispatch(engine, { method: 'GET', path: url.pathname, query: queryFromSearch(url.searchParams), signal: io.signal, remote: 'local' });
       const status = await writeResponse(res, io.out);
       if (status !== 0) return 1;
     }

@@ -2,7 +2,7 @@
 // when made; `list` shows them only with --show-key. A running server picks changes up on its
 // next call.
 import { evioError } from '../errors.js';
-import { checkAppid, DEFAULT_RATE_LIMIT, newKey, parseRoutePattern, readKeystoreOrEmpty, writeKeystore, type AppEntry } from '../http/keystore.js';
+import { checkAppid, DEFAULT_RATE_LIMIT, findApp, newKey, parseRoutePattern, readKeystoreOrEmpty, writeKeystore, type AppEntry } from '../http/keystore.js';
 import { parseFlags, strFlag, wantsHelp, type ParsedFlags } from './flags.js';
 import { usageError, type CliCommand, type CliIo } from './io.js';
 
@@ -64,7 +64,7 @@ export const keysCommand: CliCommand = {
       case 'add': {
         const appid = oneAppid(f, 'add');
         const ks = readKeystoreOrEmpty(path);
-        if (ks.apps[appid]) throw evioError('KEYSTORE_APP_EXISTS', `keystore ${path} already has an app "${appid}"; use evio keys rotate ${appid} for a new key`);
+        if (findApp(ks, appid)) throw evioError('KEYSTORE_APP_EXISTS', `keystore ${path} already has an app "${appid}"; use evio keys rotate ${appid} for a new key`);
         const rawRoutes = f.flags.route;
         const routes = rawRoutes === undefined ? undefined : Array.isArray(rawRoutes) ? rawRoutes : [rawRoutes];
         for (const r of routes ?? []) if (!parseRoutePattern(r)) throw usageError(`--route "${r}" is not METHOD /path (METHOD: GET, DELETE, POST, PUT or *; path may end in /*)`);
@@ -90,14 +90,14 @@ export const keysCommand: CliCommand = {
         } else {
           const ids = Object.keys(ks.apps).sort();
           if (!ids.length) io.err.write(`keystore ${path} has no apps; add one with evio keys add APPID\n`);
-          for (const id of ids) io.out.write(`${describe(id, ks.apps[id]!, show)}\n`);
+          for (const id of ids) io.out.write(`${describe(id, findApp(ks, id)!, show)}\n`);
         }
         return 0;
       }
       case 'remove': {
         const appid = oneAppid(f, 'remove');
         const ks = readKeystoreOrEmpty(path);
-        if (!ks.apps[appid]) throw evioError('KEYSTORE_UNKNOWN_APP', `keystore ${path} has no app "${appid}"`);
+        if (!findApp(ks, appid)) throw evioError('KEYSTORE_UNKNOWN_APP', `keystore ${path} has no app "${appid}"`);
         delete ks.apps[appid];
         writeKeystore(path, ks);
         io.err.write(`removed app ${appid} from ${path}\n`);
@@ -106,7 +106,7 @@ export const keysCommand: CliCommand = {
       case 'rotate': {
         const appid = oneAppid(f, 'rotate');
         const ks = readKeystoreOrEmpty(path);
-        const app = ks.apps[appid];
+        const app = findApp(ks, appid);
         if (!app) throw evioError('KEYSTORE_UNKNOWN_APP', `keystore ${path} has no app "${appid}"`);
         app.key = newKey();
         app.created = new Date().toISOString();

@@ -1,6 +1,6 @@
 // `evio rest`: the command-line REST caller of the spec. Signs one call with an app's key and
 // prints the JSON answer as it arrives (large answers are not held in memory).
-import { readKeystore } from '../http/keystore.js';
+import { findApp, readKeystore } from '../http/keystore.js';
 import { sendSigned } from '../http/rest-client.js';
 import type { SignatureScheme } from '../http/signing.js';
 import { evioError } from '../errors.js';
@@ -37,7 +37,7 @@ export function answerStatus(head: string, tail: string): number | null {
 }
 
 function keyFromKeystore(path: string, appid: string): string {
-  const app = readKeystore(path).apps[appid];
+  const app = findApp(readKeystore(path), appid);
   if (!app) throw evioError('KEYSTORE_UNKNOWN_APP', `keystore ${path} has no app "${appid}"`);
   return app.key;
 }

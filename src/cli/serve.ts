@@ -2,7 +2,7 @@
 // 127.0.0.1:24351, creating the folder, the I/O log root and a keystore with one app on first
 // start, and prints a signed example call. Stops cleanly on SIGINT/SIGTERM.
 import { prepareDataFolder } from '../http/first-start.js';
-import { readKeystore } from '../http/keystore.js';
+import { findApp, readKeystore } from '../http/keystore.js';
 import { signedUrl } from '../http/rest-client.js';
 import { startServer } from '../http/server.js';
 import { checkListenPolicy } from '../http/transport.js';
@@ -47,9 +47,9 @@ export function exampleCalls(opts: { url: string; appid: string; key: string; ke
 }
 
 function firstApp(keystore: string): { appid: string; key: string } | null {
-  const apps = readKeystore(keystore).apps;
-  const id = 'admin' in apps ? 'admin' : Object.keys(apps).sort()[0];
-  return id ? { appid: id, key: apps[id]!.key } : null;
+  const ks = readKeystore(keystore);
+  const id = findApp(ks, 'admin') ? 'admin' : Object.keys(ks.apps).sort()[0];
+  return id ? { appid: id, key: findApp(ks, id)!.key } : null;
 }
 
 function stopped(io: CliIo): Promise<void> {

@@ -2,6 +2,7 @@
 // DESIGN §3) turned into one validated, adapter-independent EventQuery. Every bad input gets its
 // own error code; nothing reaches an adapter unchecked.
 import { evioError } from '../errors.js';
+import { checkDsnName } from './odbc/dsn-name.js';
 import { parseQueryDate } from './time.js';
 import { compileWildcard, type Wildcard } from './wildcard.js';
 import { ORDER_FIELDS, PATTERN_FIELDS, type EType, type EventFilter, type EventQuery, type OrderField, type PatternField } from './types.js';
@@ -84,7 +85,7 @@ function parseStore(params: Params): StoreRef {
     case 'odbc': {
       const dsn = single(params, 'dsn');
       if (!dsn) throw evioError('QUERY_DSN_REQUIRED', 'format=odbc needs dsn=NAME (an ODBC data source)');
-      return { format: 'odbc', dsn };
+      return { format: 'odbc', dsn: checkDsnName(dsn) };
     }
     default:
       throw evioError('QUERY_UNKNOWN_FORMAT', `format="${format}" is not one of ff, flatfile, file, db, odbc`);

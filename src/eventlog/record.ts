@@ -1,6 +1,7 @@
 // Validation of records before they are stored, shared by every store, so that no adapter
 // accepts what another would refuse.
 import { evioError } from '../errors.js';
+import { setOwn } from '../own-property.js';
 import type { EType, NewEvent, StoredEvent } from './types.js';
 
 const ETYPE_SET = new Set<string>(['A', 'R', 'K', 'F']);
@@ -31,7 +32,7 @@ export function normalizeNewEvent(ev: NewEvent, index = 0): NewEvent {
   // readers of the file rely on nothing else, but a stable order keeps files diffable).
   const { recnum, uniqueid, etype, time, ...rest } = ev;
   const out: NewEvent = recnum === undefined ? { uniqueid, etype: etype as EType, time } : { recnum, uniqueid, etype: etype as EType, time };
-  for (const [k, v] of Object.entries(rest)) if (v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries(rest)) if (v !== undefined) setOwn(out, k, v);
   return out;
 }
 

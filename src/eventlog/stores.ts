@@ -1,17 +1,21 @@
 // Naming and opening event stores. Requests name a store by format/file/dsn (StoreRef) and are
 // confined to eventlogdirs; the CLI (the local operator) names any store as ff:PATH, db:PATH,
 // pg:NAME|URL or odbc:DSN. Opened stores are shared through the engine (pools, caches).
+import { closeSync, constants as fsc, fstatSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Engine } from '../engine.js';
 import { evioError } from '../errors.js';
+import { ownValue } from '../own-property.js';
 import { inside, realOrNull, resolveInsideRoots } from '../paths.js';
+import { checkDsnName } from './odbc/dsn-name.js';
 import { redactUrl } from './postgres/pg-url.js';
 import type { StoreRef } from './query.js';
 import type { EventStore } from './types.js';
 
 export type StoreSpec =
   | { kind: 'ff'; path: string }
-  | { kind: 'sqlite'; path: string }
+  /** `existing`: a request's store — only an existing evio database is opened, never created. */
+  | { kind: 'sqlite'; path: string; existing?: boolean }
   | { kind: 'pg'; name: string; url: string }
   | { kind: 'odbc'; dsn: string };
 
@@ -20,6 +24,31 @@ const PG_URL_RE = /^postgres(ql)?:\/\//;
 /** A database named in the settings: a postgres:// URL, or else an SQLite path. */
 function configuredDatabase(name: string, url: string): StoreSpec {
   return PG_URL_RE.test(url) ? { kind: 'pg', name, url } : { kind: 'sqlite', path: resolve(url) };
+}
+
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * A request's SQLite store must already be an SQLite database file: reads and deletes never
+ * create one, and never turn another file (an emptied flat file, say) into one. Checked per
+ * request, so a database created later (by evio demo or an import) is found without a restart.
+ */
+function existingSqlite(path: string, asked: string): StoreSpec {
+  const head = Buffer.alloc(SQLITE_HEADER.length);
+  let fd: number;
+  try {
+    fd = openSync(path, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
+  } catch {
+    throw evioError('STORE_NOT_FOUND', `event database "${asked}" does not exist; a request never creates one (evio events append, copy or import does)`);
+  }
+  try {
+    if (!fstatSync(fd).isFile() || readSync(fd, head, 0, head.length, 0) !== head.length || !head.equals(SQLITE_HEADER)) {
+      throw evioError('STORE_NOT_FOUND', `"${asked}" is not an SQLite event database; a request never creates or converts one`);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { kind: 'sqlite', path, existing: true };
 }
 
 /** `ff:PATH`, `db:PATH` (SQLite), `db:NAME`/`pg:NAME` (a configured database), `pg:URL`, `odbc:DSN`. */
@@ -32,13 +61,13 @@ export function parseStoreName(engine: Engine, name: string, cwd = process.cwd()
     case 'ff':
       return { kind: 'ff', path: resolve(cwd, rest) };
     case 'odbc':
-      return { kind: 'odbc', dsn: rest };
+      return { kind: 'odbc', dsn: checkDsnName(rest) };
     case 'pg':
       if (PG_URL_RE.test(rest)) return { kind: 'pg', name: redactUrl(rest), url: rest };
-      if (dbs[rest] !== undefined && PG_URL_RE.test(dbs[rest])) return configuredDatabase(rest, dbs[rest]);
+      if (PG_URL_RE.test(ownValue(dbs, rest) ?? '')) return configuredDatabase(rest, ownValue(dbs, rest)!);
       throw evioError('QUERY_UNKNOWN_DATABASE', `pg:${rest} is neither a postgres:// URL nor a PostgreSQL database named in the settings' "databases"`);
     default: {
-      const url = dbs[rest];
+      const url = ownValue(dbs, rest);
       return url !== undefined ? configuredDatabase(rest, url) : { kind: 'sqlite', path: resolve(cwd, rest) };
     }
   }
@@ -70,13 +99,16 @@ export function requestStoreSpec(engine: Engine, ref: StoreRef, forWrite = false
       return { kind: 'odbc', dsn: ref.dsn };
     case 'db': {
       const name = ref.file ?? s.eventdb;
-      const url = s.databases[name];
-      if (url !== undefined) return configuredDatabase(name, url);
-      if (ref.file === null) return { kind: 'sqlite', path: s.eventdb };
+      const url = ownValue(s.databases, name);
+      if (url !== undefined) {
+        const spec = configuredDatabase(name, url);
+        return spec.kind === 'sqlite' ? existingSqlite(spec.path, name) : spec;
+      }
+      if (ref.file === null) return existingSqlite(s.eventdb, 'the default event database');
       if (/^[a-z]+:\/\//i.test(name)) {
         throw evioError('QUERY_UNKNOWN_DATABASE', 'a database is named in the settings, never by URL in a request');
       }
-      return { kind: 'sqlite', path: refusePrivate(engine, resolveInsideRoots(s.eventlogdirs, name, 'file', forWrite), name) };
+      return existingSqlite(refusePrivate(engine, resolveInsideRoots(s.eventlogdirs, name, 'file', forWrite), name), name);
     }
   }
 }
@@ -84,8 +116,9 @@ export function requestStoreSpec(engine: Engine, ref: StoreRef, forWrite = false
 export function storeKey(spec: StoreSpec): string {
   switch (spec.kind) {
     case 'ff':
-    case 'sqlite':
       return `store:${spec.kind}:${spec.path}`;
+    case 'sqlite':
+      return `store:${spec.kind}:${spec.path}${spec.existing ? ':existing' : ''}`;
     case 'pg':
       return `store:pg:${spec.url}`;
     case 'odbc':
@@ -115,7 +148,8 @@ async function createStore(engine: Engine, spec: StoreSpec): Promise<EventStore>
     }
     case 'sqlite': {
       const { SqliteStore } = await import('./sqlite/index.js');
-      return new SqliteStore({ path: spec.path, busyTimeoutMs: s.lockTimeoutMs });
+      const existing = spec.existing === true;
+      return new SqliteStore({ path: spec.path, busyTimeoutMs: s.lockTimeoutMs, fileMustExist: existing, createSchema: !existing });
     }
     case 'pg': {
       const { PostgresStore } = await import('./postgres/index.js');

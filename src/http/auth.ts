@@ -3,12 +3,12 @@
 // appid and the caller address, so a caller learns nothing about which part was wrong (the
 // reason goes to the server's log). Authorization (routes, read-only) is checked after the
 // caller has proved its key, so it may say what is refused (1605).
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { lstatSync } from 'node:fs';
 import { evioError } from '../errors.js';
-import { APPID_RE, DEFAULT_RATE_LIMIT, readKeystore, routeAllowed, type AppEntry, type Keystore } from './keystore.js';
-import { ReplayCache } from './replay-cache.js';
-import { canonicalString, hmacSha256Hex, sha256Hex, signMd5Legacy } from './signing.js';
+import { APPID_RE, DEFAULT_RATE_LIMIT, findApp, readKeystore, routeAllowed, type AppEntry, type Keystore } from './keystore.js';
+import { ReplayGuard } from './replay-cache.js';
+import { canonicalString, hmacMd5Legacy, hmacSha256, sha256Hex } from './signing.js';
 import type { Route } from './types.js';
 
 export interface AuthInput {
@@ -34,20 +34,28 @@ export interface AuthenticatorOptions {
   now?: () => number;
   /** Server-side reasons of refusals (never sent to the caller). */
   log?: (line: string) => void;
-  replayCacheSize?: number;
+  /** Signatures remembered per app at most (replay protection); a full cache refuses (1620). */
+  replayCapacityPerApp: number;
 }
-
-// Used when the appid is unknown, so that the answer takes as long as for a known one.
-const DUMMY_KEY = '0'.repeat(64);
 
 function single(q: URLSearchParams, name: string): string | null {
   const all = q.getAll(name);
   return all.length === 1 ? all[0]! : null;
 }
 
-function hexEqual(expectedHex: string, givenHex: string): boolean {
-  if (givenHex.length !== expectedHex.length || !/^[0-9a-fA-F]+$/.test(givenHex)) return false;
-  return timingSafeEqual(Buffer.from(expectedHex, 'hex'), Buffer.from(givenHex, 'hex'));
+const HEX_RE = /^[0-9a-fA-F]+$/;
+
+/**
+ * The hmac parameter decoded: exactly `bytes` bytes as hex of either case, else null. Both the
+ * comparison and the replay cache use these bytes, so `ab..` and `AB..` are one signature.
+ */
+function signatureBytes(text: string | null, bytes: number): Buffer | null {
+  return text !== null && text.length === bytes * 2 && HEX_RE.test(text) ? Buffer.from(text, 'hex') : null;
+}
+
+/** Constant-time equality of a digest and the caller's bytes (of equal length when not null). */
+function sameBytes(expected: Buffer, given: Buffer | null): boolean {
+  return given !== null && given.length === expected.length && timingSafeEqual(expected, given);
 }
 
 interface FileId {
@@ -59,14 +67,16 @@ interface FileId {
 
 export class Authenticator {
   private readonly opts: AuthenticatorOptions;
-  private readonly replays: ReplayCache;
+  private readonly replays: ReplayGuard;
+  /** Signs for unknown appids, so that their answer costs what a known one's does; never valid. */
+  private readonly unknownAppKey = randomBytes(32).toString('hex');
   private keystore: Keystore | null = null;
   private loadError: string | null = null;
   private fileId: FileId | null = null;
 
   constructor(opts: AuthenticatorOptions) {
     this.opts = opts;
-    this.replays = new ReplayCache(opts.replayCacheSize);
+    this.replays = new ReplayGuard(opts.replayCapacityPerApp);
   }
 
   private now(): number {
@@ -113,15 +123,17 @@ export class Authenticator {
     const appid = single(input.query, 'appid');
     const timestamp = single(input.query, 'timestamp');
     const hmac = single(input.query, 'hmac');
-    const app = appid !== null ? ks?.apps[appid] : undefined;
-    const key = app?.key ?? DUMMY_KEY;
+    // Own entries only: `constructor`, `__proto__`, `toString` ... are unknown appids.
+    const app = appid !== null && ks ? findApp(ks, appid) : undefined;
+    const key = app?.key ?? this.unknownAppKey;
     const scheme = app?.scheme ?? 'hmac-sha256';
 
     // Compute before deciding, so unknown apps and bad fields cost the same time as good ones.
     const canonical = canonicalString({ method: input.method, path: input.rawPath, query: input.query, body: input.body });
-    const expectSha = hmacSha256Hex(key, canonical);
-    const okSha = hmac !== null && hexEqual(expectSha, hmac);
-    const okMd5 = scheme === 'hmac-md5-legacy' && hmac !== null && hexEqual(signMd5Legacy(key, appid ?? '', timestamp ?? ''), hmac);
+    const givenSha = signatureBytes(hmac, 32);
+    const okSha = sameBytes(hmacSha256(key, canonical), givenSha);
+    const givenMd5 = scheme === 'hmac-md5-legacy' ? signatureBytes(hmac, 16) : null;
+    const okMd5 = givenMd5 !== null && sameBytes(hmacMd5Legacy(key, appid ?? '', timestamp ?? ''), givenMd5);
 
     if (!ks) return refuse(`keystore unusable: ${this.loadError ?? 'not loaded'}`);
     if (appid === null || timestamp === null || hmac === null) return refuse('appid, timestamp and hmac must each be given once');
@@ -134,8 +146,13 @@ export class Authenticator {
     if (!okSha && !okMd5) return refuse('signature does not match');
     // The legacy signature does not cover the request, so its replay key includes the request:
     // the same old client may make two different calls within one second.
-    const replayKey = okSha ? `s:${hmac}` : `m:${hmac}:${sha256Hex(canonical)}`;
-    if (!this.replays.remember(replayKey, ts + skew, now)) return refuse('signature already used');
+    const replayKey = okSha ? `s:${givenSha!.toString('hex')}` : `m:${givenMd5!.toString('hex')}:${sha256Hex(canonical)}`;
+    const verdict = this.replays.remember(appid, replayKey, ts + skew, now);
+    if (verdict === 'replay') return refuse('signature already used');
+    if (verdict === 'full') {
+      this.opts.log?.(`replay protection full: appid ${appid} from ${input.remote} has ${this.opts.replayCapacityPerApp} signatures inside the skew window`);
+      throw evioError('AUTH_REPLAY_CAPACITY', `appid ${appid} has made more signed calls inside the ${skew} s timestamp window than replay protection holds (${this.opts.replayCapacityPerApp}); retry later`);
+    }
     return { appid, app, rateLimit: app.rateLimit ?? DEFAULT_RATE_LIMIT };
   }
 

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { evioError } from '../errors.js';
+import { ownRecord, ownValue } from '../own-property.js';
 import { SIGNATURE_SCHEMES, type SignatureScheme } from './signing.js';
 
 export interface AppEntry {
@@ -22,7 +23,13 @@ export interface AppEntry {
 }
 
 export interface Keystore {
+  /** appid -> app. Read it with `findApp`: a keystore read from disk has no prototype. */
   apps: Record<string, AppEntry>;
+}
+
+/** The app of `appid`, or undefined: only the keystore's own entries, never Object.prototype's. */
+export function findApp(ks: Keystore, appid: string): AppEntry | undefined {
+  return ownValue(ks.apps, appid);
 }
 
 export const DEFAULT_RATE_LIMIT = 600;
@@ -78,9 +85,7 @@ export function parseKeystore(path: string, text: string): Keystore {
   }
   const apps = (raw as { apps?: unknown } | null)?.apps;
   if (!apps || typeof apps !== 'object' || Array.isArray(apps)) throw evioError('KEYSTORE_INVALID', `keystore ${path} must hold {"apps": {...}}`);
-  const out: Keystore = { apps: {} };
-  for (const [appid, entry] of Object.entries(apps)) out.apps[appid] = validEntry(path, appid, entry);
-  return out;
+  return { apps: ownRecord(Object.entries(apps).map(([appid, entry]) => [appid, validEntry(path, appid, entry)] as const)) };
 }
 
 /** Reads and checks a keystore (mode first: an exposed key file is refused before it is read). */
@@ -106,7 +111,7 @@ export function readKeystoreOrEmpty(path: string): Keystore {
   try {
     lstatSync(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { apps: {} };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { apps: ownRecord() };
   }
   return readKeystore(path);
 }

@@ -1,40 +1,60 @@
-// Signatures already accepted, so that a captured request cannot be sent again. An entry only
-// has to live while its timestamp is inside the skew window (after that the timestamp check
-// refuses it anyway), which bounds the cache by the call rate; a hard size cap bounds it
-// against anything else (the oldest entries go first: documented in docs/auth.md).
+// Signatures already accepted, so that a captured request cannot be sent again. Protection is
+// bounded by time, not by count: an entry lives exactly while its timestamp is inside the skew
+// window (after that the timestamp check refuses the call anyway), so the window bounds the
+// memory and the app's rate limit bounds how fast it fills. Each app has its own cache: one busy
+// app can fill only its own. A full cache refuses new signatures rather than forget old ones
+// (forgetting is what would let a captured call through again).
+
+export type ReplayVerdict = 'fresh' | 'replay' | 'full';
 
 export class ReplayCache {
-  private readonly seen = new Map<string, number>(); // key -> expiry (Unix seconds)
-  private readonly maxEntries: number;
+  private readonly expiry = new Map<string, number>(); // key -> expiry (Unix seconds)
+  /** Keys by expiry second, so pruning visits seconds, not entries. */
+  private readonly bySecond = new Map<number, string[]>();
+  private prunedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(maxEntries = 100_000) {
-    this.maxEntries = maxEntries;
-  }
+  constructor(readonly capacity: number) {}
 
   get size(): number {
-    return this.seen.size;
+    return this.expiry.size;
   }
 
-  /** Records `key` until `expiresAt`; false when it is already there (a replay). */
-  remember(key: string, expiresAt: number, now: number): boolean {
-    const prev = this.seen.get(key);
-    if (prev !== undefined && prev >= now) return false;
-    if (prev !== undefined) this.seen.delete(key);
-    if (this.seen.size >= this.maxEntries) this.prune(now);
-    this.seen.set(key, expiresAt);
-    return true;
+  /** Records `key` until `expiresAt` (inclusive). */
+  remember(key: string, expiresAt: number, now: number): ReplayVerdict {
+    if (now !== this.prunedAt) this.prune(now);
+    const prev = this.expiry.get(key);
+    if (prev !== undefined && prev >= now) return 'replay';
+    if (this.expiry.size >= this.capacity) return 'full';
+    this.expiry.set(key, expiresAt);
+    const second = this.bySecond.get(expiresAt);
+    if (second) second.push(key);
+    else this.bySecond.set(expiresAt, [key]);
+    return 'fresh';
   }
 
+  /** Drops what expired before `now`: at most once per second, over at most 2 × skew seconds. */
   private prune(now: number): void {
-    for (const [k, exp] of this.seen) if (exp < now) this.seen.delete(k);
-    // Still full: forget the oldest insertions (Map keeps insertion order).
-    const excess = this.seen.size - this.maxEntries + 1;
-    if (excess > 0) {
-      let n = 0;
-      for (const k of this.seen.keys()) {
-        if (n++ >= excess) break;
-        this.seen.delete(k);
-      }
+    this.prunedAt = now;
+    for (const [second, keys] of this.bySecond) {
+      if (second >= now) continue;
+      for (const k of keys) if (this.expiry.get(k) === second) this.expiry.delete(k);
+      this.bySecond.delete(second);
     }
+  }
+}
+
+/** One ReplayCache per appid. */
+export class ReplayGuard {
+  private readonly caches = new Map<string, ReplayCache>();
+
+  constructor(private readonly capacityPerApp: number) {}
+
+  remember(appid: string, key: string, expiresAt: number, now: number): ReplayVerdict {
+    let cache = this.caches.get(appid);
+    if (!cache) {
+      cache = new ReplayCache(this.capacityPerApp);
+      this.caches.set(appid, cache);
+    }
+    return cache.remember(key, expiresAt, now);
   }
 }

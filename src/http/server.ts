@@ -15,9 +15,10 @@ import { openApiDocument, versionedPaths } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { allRoutes } from './routes.js';
 import { AUTH_PARAMS } from './signing.js';
+import { queryFromSearch } from './query-params.js';
 import { iterableBody } from './stream-body.js';
 import { checkListenPolicy, loadTls } from './transport.js';
-import type { ApiResponse, QueryParams, Route } from './types.js';
+import type { ApiResponse, Route } from './types.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 /** Bounds on the query string, checked before any work (the handlers bound values further). */
@@ -39,15 +40,7 @@ export interface ServerOptions {
 /** Raw body bytes per request: the signature covers them exactly as sent. */
 const rawBodies = new WeakMap<object, Buffer>();
 
-function queryToParams(search: URLSearchParams): QueryParams {
-  const q: QueryParams = {};
-  for (const [k, v] of search) {
-    if ((AUTH_PARAMS as readonly string[]).includes(k)) continue;
-    const prev = q[k];
-    q[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-  }
-  return q;
-}
+const SIGNATURE_PARAMS: ReadonlySet<string> = new Set(AUTH_PARAMS);
 
 function checkQueryBounds(search: URLSearchParams): void {
   let n = 0;
@@ -125,7 +118,7 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
   const settings = engine.settings;
   const routes = opts.routes ?? allRoutes();
   const log = opts.log ?? (() => {});
-  const auth = new Authenticator({ keystorePath: settings.keystore, skewSeconds: settings.authSkewSeconds, log, ...(opts.now ? { now: opts.now } : {}) });
+  const auth = new Authenticator({ keystorePath: settings.keystore, skewSeconds: settings.authSkewSeconds, replayCapacityPerApp: settings.replayCapacityPerApp, log, ...(opts.now ? { now: opts.now } : {}) });
   auth.load();
   const limiter = new RateLimiter();
   const bodyLimit = opts.bodyLimit ?? BODY_LIMIT;
@@ -219,7 +212,7 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
         throw evioError('HTTP_RATE_LIMITED', `appid ${who.appid} made more than ${rate.limit} calls per minute; retry in ${rate.retryAfter} s`);
       }
       auth.authorize(who, route);
-      res = await route.handler({ method: route.method, path: apiPath, query: queryToParams(search), body: request.body, signal: ac.signal, remote }, engine);
+      res = await route.handler({ method: route.method, path: apiPath, query: queryFromSearch(search, SIGNATURE_PARAMS), body: request.body, signal: ac.signal, remote }, engine);
     } catch (err) {
       const e = toEvioError(err);
       if (e.errorName === 'INTERNAL') log(`internal error on ${route.method} ${apiPath}: ${(err as Error).stack ?? e.message}`);

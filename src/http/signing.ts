@@ -55,16 +55,24 @@ export function canonicalString(p: SignedParts): string {
   return `${p.method.toUpperCase()}\n${p.path}\n${canonicalQuery(p.query)}\n${sha256Hex(p.body ?? '')}`;
 }
 
+export function hmacSha256(key: string, canonical: string): Buffer {
+  return createHmac('sha256', key).update(canonical).digest();
+}
+
 export function hmacSha256Hex(key: string, canonical: string): string {
-  return createHmac('sha256', key).update(canonical).digest('hex');
+  return hmacSha256(key, canonical).toString('hex');
 }
 
 export function signSha256(key: string, p: SignedParts): string {
   return hmacSha256Hex(key, canonicalString(p));
 }
 
+export function hmacMd5Legacy(key: string, appid: string, timestamp: string): Buffer {
+  return createHmac('md5', key).update(appid + timestamp).digest();
+}
+
 export function signMd5Legacy(key: string, appid: string, timestamp: string): string {
-  return createHmac('md5', key).update(appid + timestamp).digest('hex');
+  return hmacMd5Legacy(key, appid, timestamp).toString('hex');
 }
 
 export interface SignRequestInput {

@@ -1,7 +1,7 @@
 // Transport policy: HTTPS when a certificate and key are configured, and plain HTTP only on a
 // loopback address unless the operator explicitly allows it (DESIGN §5).
 import { lookup } from 'node:dns/promises';
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { evioError } from '../errors.js';
@@ -33,16 +33,40 @@ export async function checkListenPolicy(host: string, tls: TlsSettings | null, a
   }
 }
 
-/** Reads and checks the PEM certificate and key; throws TLS_UNREADABLE. */
+/**
+ * Reads the private key through one descriptor and checks that descriptor: a regular file that
+ * others cannot access and the group cannot write. Group read is allowed, as Debian's ssl-cert
+ * group convention needs (/etc/ssl/private, mode 0640); the keystore, which only evio reads, is
+ * stricter (0600).
+ */
+function readPrivateKey(path: string): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    throw evioError('TLS_UNREADABLE', `cannot read the TLS key ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw evioError('TLS_KEY_INSECURE', `TLS key ${path} is not a regular file`);
+    if ((st.mode & 0o027) !== 0) {
+      throw evioError('TLS_KEY_INSECURE', `TLS key ${path} has mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}: others may access it or the group may write it; run chmod 600 ${path} (or 640 with a trusted group)`);
+    }
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads and checks the PEM certificate and key; throws TLS_UNREADABLE or TLS_KEY_INSECURE. */
 export function loadTls(tls: TlsSettings): { cert: Buffer; key: Buffer } {
   let cert: Buffer;
-  let key: Buffer;
   try {
     cert = readFileSync(tls.cert);
-    key = readFileSync(tls.key);
   } catch (err) {
-    throw evioError('TLS_UNREADABLE', `cannot read the TLS certificate or key: ${(err as Error).message}`);
+    throw evioError('TLS_UNREADABLE', `cannot read the TLS certificate: ${(err as Error).message}`);
   }
+  const key = readPrivateKey(tls.key);
   try {
     createSecureContext({ cert, key }); // fails on bad PEM or a key that does not match
   } catch (err) {

@@ -134,7 +134,7 @@ describe('authentication inputs', () => {
   const KEY = 'k'.repeat(64);
   writeKeystore(keystore, { apps: { app1: { key: KEY, scheme: 'hmac-sha256', created: '2026-11-22T00:00:00Z' } } });
   const NOW = 1_795_000_000;
-  const auth = new Authenticator({ keystorePath: keystore, skewSeconds: 300, now: () => NOW });
+  const auth = new Authenticator({ keystorePath: keystore, skewSeconds: 300, replayCapacityPerApp: 100_000, now: () => NOW });
   const text = fc.string({ unit: 'grapheme', maxLength: 12 });
   const params = fc.array(fc.tuple(fc.constantFrom('appid', 'timestamp', 'hmac', 'nonce', 'file', 'x', 'hmac', '', 'a&b', '=') as fc.Arbitrary<string>, text), { maxLength: 8 });
 

@@ -8,6 +8,7 @@
 //     every other stored field (sudo's source fields of imported records, for example).
 //   Arrays (runargv) are written as JSON; null as an empty field.
 import { evioError } from '../../errors.js';
+import { setOwn } from '../../own-property.js';
 import { csvRow } from './csv.js';
 
 export type ExportFormat = 'ndjson' | 'csv' | 'json';
@@ -43,7 +44,7 @@ function csvWriter(verbose: boolean): FormatWriter {
         let any = false;
         for (const [k, v] of Object.entries(rec)) {
           if (!named.has(k)) {
-            extra[k] = v;
+            setOwn(extra, k, v);
             any = true;
           }
         }

@@ -4,6 +4,7 @@
 // one — duplicate keys included, which is the whole point: sudo's pretty JSON event log is one
 // object whose repeated keys "accept", "exit", ... are the events (JSON.parse keeps only the last).
 import { jsonParser, type Token } from 'stream-json/parser.js';
+import { setOwn } from '../../own-property.js';
 
 // stream-chain's markers, shared through the global symbol registry (no direct dependency).
 const NONE = Symbol.for('object-stream.none');
@@ -21,12 +22,6 @@ export function tokenizer(opts: { jsonStreaming: boolean }): Tokenizer {
     if ((out as Record<symbol, unknown>)[MANY] === 1) return (out as { values: Token[] }).values;
     return [out as Token];
   };
-}
-
-function setMember(obj: Record<string, unknown>, key: string, value: unknown): void {
-  // A "__proto__" key becomes an own property, as with JSON.parse.
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  else obj[key] = value;
 }
 
 /** Builds one JSON value from packed tokens. */
@@ -80,7 +75,7 @@ export class ValueAssembler {
       return true;
     }
     if (Array.isArray(top)) top.push(v);
-    else setMember(top, this.key ?? '', v);
+    else setOwn(top, this.key ?? '', v); // a "__proto__" key becomes an own property, as with JSON.parse
     this.key = null;
     return false;
   }

@@ -1,6 +1,7 @@
 // Helpers both sudo mappers use to build stored records: the exit-status phrases, stable derived
 // IDs, and keeping source fields without letting them break evio's own fields.
 import { createHash } from 'node:crypto';
+import { setOwn } from '../../own-property.js';
 import type { ImportRecord } from './types.js';
 
 /** Fields evio derives itself; a source field of the same name is kept as `sudo_<name>`. */
@@ -17,8 +18,7 @@ export function sourceFields(body: Record<string, unknown>): Record<string, unkn
       (STRING_FIELDS.has(k) && v !== null && typeof v !== 'string') ||
       (k === 'runargv' && !(Array.isArray(v) && v.every((a) => typeof a === 'string')));
     if (clash) out[`sudo_${k}`] = v;
-    else if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-    else out[k] = v;
+    else setOwn(out, k, v);
   }
   return out;
 }

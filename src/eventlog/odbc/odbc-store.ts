@@ -1,6 +1,6 @@
 // An event database reached through an ODBC data source (`format=odbc&dsn=NAME`): the DBMS is
 // detected, and evio's schema is read (and written) with that DBMS's paging and wildcard syntax.
-import { evioError } from '../../errors.js';
+import { checkDsnName } from './dsn-name.js';
 import { checkSchemaName } from '../sql/profile.js';
 import { SqlEventStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import type { SqlDriver } from '../sql/driver.js';
@@ -27,9 +27,6 @@ export interface OdbcStoreOptions extends SqlStoreOptions {
   moduleName?: string;
 }
 
-/** DSN names as unixODBC writes them; nothing that could add attributes to a connection string. */
-const DSN_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.\- ]{0,63}$/;
-
 export class OdbcStore extends SqlEventStore {
   readonly kind = 'odbc' as const;
   readonly dsn: string;
@@ -40,9 +37,7 @@ export class OdbcStore extends SqlEventStore {
   constructor(dsnOrOptions: string | OdbcStoreOptions) {
     const o = typeof dsnOrOptions === 'string' ? { dsn: dsnOrOptions } : dsnOrOptions;
     super(`odbc:${o.dsn}`, { batchSize: o.batchSize ?? 2000, insertRows: o.insertRows ?? 50 });
-    if (!DSN_NAME.test(o.dsn)) {
-      throw evioError('ODBC_CONNECT', `odbc:${o.dsn.slice(0, 80)}: not a data source name (letters, digits, _ . - and spaces)`);
-    }
+    checkDsnName(o.dsn);
     if (o.schema !== undefined) checkSchemaName(o.schema);
     this.dsn = o.dsn;
     this.options = o;

@@ -10,7 +10,8 @@ function metaMap(rows: RawRow[]): Map<string, string> {
   return new Map(rows.map((r) => [String(column(r, 'meta_key')), String(column(r, 'meta_value'))]));
 }
 
-export async function ensureSchema(driver: SqlDriver, storeName: string): Promise<void> {
+/** With `mayCreate` false, a database without evio's tables is refused (STORE_NOT_FOUND), not set up. */
+export async function ensureSchema(driver: SqlDriver, storeName: string, mayCreate = true): Promise<void> {
   const p = driver.profile;
   if (!p.ownsDdl) {
     // A DBMS whose DDL evio does not write: the schema must be there already (docs/databases.md).
@@ -37,6 +38,9 @@ export async function ensureSchema(driver: SqlDriver, storeName: string): Promis
     const state: SchemaState = { hasEvents: tables.has('events'), hasMeta: tables.has('evio_meta'), meta: null };
     if (state.hasMeta) state.meta = metaMap(await s.all({ sql: readMetaSql(p), params: [] }));
     const action = decideSchema(state, storeName);
+    if (action.action === 'create' && !mayCreate) {
+      throw evioError('STORE_NOT_FOUND', `${storeName} holds no evio event log; a request never creates one (evio events append, copy or import does)`);
+    }
     if (action.action === 'create') for (const st of createSchemaStatements(p)) await s.run(st);
     else if (action.action === 'migrate') for (const st of migrationSql(p, action.from)) await s.run(st);
   });

@@ -15,6 +15,11 @@ export interface SqlStoreOptions {
   batchSize?: number;
   /** Rows per multi-row INSERT. */
   insertRows?: number;
+  /**
+   * Create evio's schema when the database has none (default true). False for stores a request
+   * names: a request reads or deletes what exists and never turns a database into an event store.
+   */
+  createSchema?: boolean;
 }
 
 export abstract class SqlEventStore implements EventStore {
@@ -23,6 +28,7 @@ export abstract class SqlEventStore implements EventStore {
   private opening: Promise<SqlDriver> | null = null;
   private readonly batchSize: number;
   private readonly insertRows: number;
+  private readonly createSchema: boolean;
 
   protected constructor(
     readonly name: string,
@@ -30,6 +36,7 @@ export abstract class SqlEventStore implements EventStore {
   ) {
     this.batchSize = options.batchSize ?? 5000;
     this.insertRows = options.insertRows ?? 500;
+    this.createSchema = options.createSchema ?? true;
   }
 
   /** Opens the driver (connection, pool, module); the schema is checked by ready(). */
@@ -41,7 +48,7 @@ export abstract class SqlEventStore implements EventStore {
       const opening = (async () => {
         const d = await this.openDriver();
         try {
-          await ensureSchema(d, this.name);
+          await ensureSchema(d, this.name, this.createSchema);
         } catch (err) {
           await d.close().catch(() => {});
           throw err;

@@ -23,6 +23,8 @@ export interface SqliteDriverOptions {
   streamBatch: number;
   /** Read-only connections kept open between queries. */
   maxIdleReaders: number;
+  /** Refuse (SQLITE_CANTOPEN) instead of creating a missing file. */
+  fileMustExist?: boolean;
   /**
    * Another profile than SQLite's own (tests run the portable SQL of other DBMS families, such
    * as plain LIKE and paging in memory, on SQLite), and pragmas every connection then needs.
@@ -50,8 +52,8 @@ export class SqliteDriver implements SqlDriver {
     this.profile = opts.profile ?? sqlProfile('sqlite', { driver: 'native' });
     this.inMemory = opts.path === ':memory:';
     try {
-      if (!this.inMemory) mkdirSync(dirname(opts.path), { recursive: true });
-      const db = new Database(opts.path);
+      if (!this.inMemory && !opts.fileMustExist) mkdirSync(dirname(opts.path), { recursive: true });
+      const db = new Database(opts.path, { fileMustExist: opts.fileMustExist === true });
       this.configure(db);
       if (!this.inMemory) db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL'); // with WAL: durable at checkpoints, never corrupt

@@ -36,9 +36,9 @@ describe('ODBC without the odbc module', () => {
 
 describe('ODBC data source names', () => {
   it('refuses a name that is not a plain DSN (no attributes can be added through it)', () => {
-    expect(() => new OdbcStore('evio_pg;Database=/etc/passwd')).toThrow(/^1305 odbc:evio_pg;Database=\/etc\/passwd: not a data source name/);
-    expect(() => new OdbcStore('{x}')).toThrow(/^1305 /);
-    expect(() => new OdbcStore('')).toThrow(/^1305 /);
+    expect(() => new OdbcStore('evio_pg;Database=/etc/passwd')).toThrow(/^1119 dsn "evio_pg;Database=\/etc\/passwd" is not a data source name/);
+    expect(() => new OdbcStore('{x}')).toThrow(/^1119 /);
+    expect(() => new OdbcStore('')).toThrow(/^1119 /);
     expect(new OdbcStore('My Events-2.db').name).toBe('odbc:My Events-2.db');
   });
 });

@@ -53,13 +53,17 @@ describe('route patterns', () => {
 });
 
 describe('replay cache and rate limiter', () => {
-  it('refuses a key until its expiry and stays bounded', () => {
+  it('refuses a key until its expiry, and refuses new keys when full rather than forget old ones', () => {
     const c = new ReplayCache(3);
-    expect(c.remember('a', 110, 100)).toBe(true);
-    expect(c.remember('a', 110, 105)).toBe(false);
-    expect(c.remember('a', 120, 111)).toBe(true); // expired: a new timestamp window
-    for (const k of ['b', 'c', 'd', 'e']) c.remember(k, 200, 112);
-    expect(c.size).toBeLessThanOrEqual(3);
+    expect(c.remember('a', 110, 100)).toBe('fresh');
+    expect(c.remember('a', 110, 105)).toBe('replay');
+    expect(c.remember('a', 110, 110)).toBe('replay'); // the expiry second itself is still inside the window
+    expect(c.remember('a', 120, 111)).toBe('fresh'); // expired: a new timestamp window
+    expect(['b', 'c', 'd', 'e'].map((k) => c.remember(k, 200, 112))).toEqual(['fresh', 'fresh', 'full', 'full']);
+    expect(c.size).toBe(3);
+    expect(c.remember('a', 120, 113)).toBe('replay'); // still remembered: nothing was forgotten to make room
+    expect(c.remember('d', 200, 121)).toBe('fresh'); // 'a' expired at 120, so its place is free again
+    expect(c.size).toBe(3);
   });
   it('lets a burst of `limit` through, then refills at limit per minute', () => {
     let t = 0;

@@ -1,0 +1,17 @@
+// The one reader of a URL query into the handlers' QueryParams, for the HTTP server and for
+// `evio call`: a repeated name becomes an array, and the table has no prototype, so a parameter
+// named `constructor` or `__proto__` is a parameter like any other (refused as unknown), never
+// a value inherited from Object.prototype.
+import { setOwn } from '../own-property.js';
+import type { QueryParams } from './types.js';
+
+/** The query as QueryParams, leaving out the names in `omit` (the signature's own parameters). */
+export function queryFromSearch(search: URLSearchParams, omit: ReadonlySet<string> = new Set()): QueryParams {
+  const q = Object.create(null) as QueryParams;
+  for (const [k, v] of search) {
+    if (omit.has(k)) continue;
+    const prev = Object.hasOwn(q, k) ? q[k] : undefined;
+    setOwn<string | string[] | undefined>(q, k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
+  }
+  return q;
+}
