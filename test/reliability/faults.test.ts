@@ -162,11 +162,11 @@ describe('corrupt and truncated database files over HTTP', () => {
   it('a header-only SQLite file answers 1206', async () => {
     expectCode(await signed(server, 'admin', 'GET', '/REST/v2.0/events?format=db&file=header-only.sqlite&limit=5'), 1206, 500);
   });
-  it('a file that is not SQLite answers 1206 (not a database) and is left as it was', async () => {
+  it('a file that is not SQLite answers 1200 (not an event database) and is left as it was', async () => {
     const before = readFileSync(join(home.dir, 'garbage.sqlite'));
     const a = await signed(server, 'admin', 'GET', '/REST/v2.0/events?format=db&file=garbage.sqlite&limit=5');
-    expectCode(a, 1206, 500);
-    expect(String(a.body.error)).toMatch(/not a database|SQLITE_NOTADB/);
+    expectCode(a, 1200, 404);
+    expect(String(a.body.error)).toMatch(/is not an SQLite event database/);
     expect(readFileSync(join(home.dir, 'garbage.sqlite')).equals(before)).toBe(true);
   });
   it('a corrupt I/O log index answers 1409; once removed, the list is rebuilt', async () => {
