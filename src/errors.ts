@@ -57,6 +57,8 @@ export const ERRORS = {
   QUERY_UNKNOWN_PARAMETER: def(1114, 400, 'An unknown query parameter was given', 'Remove it; the message lists the parameters this call takes.'),
   QUERY_RANGE_INVERTED: def(1115, 400, 'A range has its lower bound after its upper bound', 'Swap from/to (or start/end, exittime_from/exittime_to).'),
   QUERY_UNKNOWN_DATABASE: def(1116, 400, 'format=db names a database that is neither configured nor an SQLite file', 'Name a key of "databases" in the settings, or an SQLite file under eventlogdirs.'),
+  QUERY_NUMBER_TOO_LARGE: def(1117, 400, 'A paging number is larger than 9007199254740991 (2^53 - 1), past which it is not exact', 'Give offset, start, end and limit below 2^53; resume only from offsets the service returned.'),
+  QUERY_TIME_OUT_OF_RANGE: def(1118, 400, 'A time given as Unix seconds is past the range a date can hold', 'Give Unix seconds from 0 to 8640000000000 (the year 275760), or a date.'),
   QUERY_BAD_DSN: def(1119, 400, 'An ODBC data source name is malformed', 'Give dsn as the name of a data source in odbc.ini: 1-64 letters, digits, _ . - and spaces, starting with a letter, digit or _.'),
 
   // ---- 1200-1299 event stores (flat file, SQLite)
@@ -69,6 +71,8 @@ export const ERRORS = {
   STORE_SQLITE: def(1206, 500, 'The SQLite event database answered an error', 'The message names the file and SQLite\'s error.'),
   STORE_READONLY: def(1207, 403, 'The store cannot be written through this door', 'Write through another store kind, or open it read-write.'),
   STORE_SCHEMA: def(1208, 500, 'The database schema is newer than this evio or not an evio schema', 'Upgrade evio, or point it at its own database.'),
+  STORE_APPEND_UNDONE: def(1209, 503, 'Writing appended records failed (disk full, quota, I/O error) and the log was cut back to its size before the append: none of them was appended', 'Free space or fix the error the message names, then send the same records again; nothing of the failed append was kept, so nothing is duplicated.'),
+  STORE_APPEND_UNCERTAIN: def(1210, 500, 'Writing appended records failed and the log could not be cut back to its size before the append', 'The message names the byte range that may hold part of the batch; check the file system, then query from that offset before sending the records again (records given with their recnum are skipped when already present).'),
   // 1240-1259: flat-file specifics
   STORE_LINE_TOO_LONG: def(1240, 422, 'A line of a flat-file event log is longer than the reader\'s bound, so a rewrite cannot copy it', 'The line is not an event evio wrote (queries skip it as malformed); remove or split it, then delete again.'),
 
@@ -83,7 +87,7 @@ export const ERRORS = {
 
   // ---- 1400-1499 I/O logs
   IOLOG_NOT_A_SESSION: def(1400, 400, 'The file is neither a sudo I/O log session directory nor an asciicast file', 'Name a session directory (it holds timing plus log.json or log) or a .cast file; GET /REST/iolog?path=DIR lists a directory.'),
-  IOLOG_BAD_NUMBER: def(1401, 400, 'start or len is not a whole number of 0 or more', 'Give start and len as non-negative integers (docs/iolog.md lists the defaults and maximums).'),
+  IOLOG_BAD_NUMBER: def(1401, 400, 'start or len is not a whole number of 0 or more, or is larger than 9007199254740991 (2^53 - 1)', 'Give start and len as non-negative integers below 2^53 (docs/iolog.md lists the defaults and maximums).'),
   IOLOG_BAD_TIMING: def(1402, 422, 'A timing line of the session cannot be parsed; the session is read up to that line', 'Nothing to do for reading; the message names the line. The session was damaged or is not a sudo I/O log.'),
   IOLOG_BAD_INFO: def(1403, 422, 'The session has neither a readable log.json nor a readable legacy log file', 'Check the session directory; sudo writes log.json (1.9.0+) and log.'),
   IOLOG_BAD_QUERY: def(1404, 400, 'The search query is not keyword:regex with a known keyword and a valid regular expression', 'Use stdin, stdout, stderr, ttyin, ttyout, input, output or any, a colon, then a JavaScript regular expression of at most 1024 characters.'),

@@ -57,10 +57,16 @@ function check(key: string, v: string): string {
 function nonNegInt(params: Params, key: string): number | null {
   const v = single(params, key);
   if (v === undefined || v === '') return null;
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) {
-    throw evioError('QUERY_BAD_INTEGER', `${key}="${v}" is not a whole number of 0 or more`);
+  if (!/^\d+$/.test(v)) {
+    throw evioError('QUERY_BAD_INTEGER', `${key}="${v.slice(0, 40)}" is not a whole number of 0 or more`);
   }
-  return Number(v);
+  // Past 2^53 - 1 a JavaScript number no longer holds every whole number: a byte offset or a
+  // recnum there would silently become a neighbour. Refused rather than rounded.
+  const n = Number(v);
+  if (!Number.isSafeInteger(n)) {
+    throw evioError('QUERY_NUMBER_TOO_LARGE', `${key}="${v.slice(0, 40)}" is larger than ${Number.MAX_SAFE_INTEGER} (2^53 - 1), the largest whole number evio holds exactly`);
+  }
+  return n;
 }
 
 function flag(params: Params, key: string, dflt: boolean): boolean {

@@ -83,6 +83,9 @@ export function wallClockToUnix(y: number, mo: number, d: number, h: number, mi:
   return t / 1000;
 }
 
+/** The last instant of ECMAScript's date range (8.64e15 ms), in seconds. */
+export const MAX_UNIX_SECONDS = 8_640_000_000_000;
+
 const LOCAL_RE = /^(\d{4})([/-])(\d{1,2})\2(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?$/;
 const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
@@ -94,7 +97,15 @@ const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|
  */
 export function parseQueryDate(value: string, tz: string, param: string, endOfRange = false): number {
   const v = value.trim();
-  if (/^\d+(\.\d+)?$/.test(v)) return Number(v);
+  if (/^\d+(\.\d+)?$/.test(v)) {
+    // Unix seconds past the range of a date (which also keeps them far below 2^53, where
+    // whole seconds stop being exact) could not be compared or shown faithfully.
+    const t = Number(v);
+    if (!(t <= MAX_UNIX_SECONDS)) {
+      throw evioError('QUERY_TIME_OUT_OF_RANGE', `${param}="${v.slice(0, 40)}" is past ${MAX_UNIX_SECONDS} Unix seconds (the year 275760), the last time a date can hold`);
+    }
+    return t;
+  }
   const iso = ISO_RE.exec(v);
   if (iso) {
     const ms = Date.parse(v);

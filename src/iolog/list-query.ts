@@ -43,7 +43,7 @@ export function parseListParams(params: Params, timezone: string): ListQuery {
     patterns[f] = v;
   }
   const start = nonNegativeInt(params, 'start', 0);
-  const len = Math.min(nonNegativeInt(params, 'len', LIST_DEFAULT_LEN), LIST_MAX_LEN);
+  const len = nonNegativeInt(params, 'len', LIST_DEFAULT_LEN, LIST_MAX_LEN);
   return { path: path || null, from, to, patterns, start, len };
 }
 

@@ -13,12 +13,20 @@ export function single(params: Params, name: string): string | undefined {
   return v;
 }
 
-/** A whole number of 0 or more; values past 2^53 read as 2^53 - 1 (callers clamp anyway). */
-export function nonNegativeInt(params: Params, name: string, dflt: number): number {
+/**
+ * A whole number of 0 or more. Without `max` it must be at most 2^53 - 1: past it a JavaScript
+ * number no longer holds every whole number, and a byte position would silently become a
+ * neighbour, so it is refused, not rounded. With `max` (a length with a documented maximum)
+ * any larger value reads as `max`: nothing depends on its exact digits.
+ */
+export function nonNegativeInt(params: Params, name: string, dflt: number, max?: number): number {
   const v = single(params, name);
   if (v === undefined || v === '') return dflt;
   if (!/^\d{1,64}$/.test(v)) throw evioError('IOLOG_BAD_NUMBER', `${name}="${v.slice(0, 40)}" is not a whole number of 0 or more`);
-  return Math.min(Number(v), Number.MAX_SAFE_INTEGER);
+  const n = Number(v);
+  if (max !== undefined) return Math.min(n, max);
+  if (!Number.isSafeInteger(n)) throw evioError('IOLOG_BAD_NUMBER', `${name}="${v.slice(0, 40)}" is larger than ${Number.MAX_SAFE_INTEGER} (2^53 - 1), the largest whole number evio holds exactly`);
+  return n;
 }
 
 /** A required, non-empty parameter. */

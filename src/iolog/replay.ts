@@ -74,7 +74,7 @@ export async function iologReplay(engine: Engine, params: Params, signal?: Abort
   const file = required(params, 'file');
   const term = single(params, 'term');
   const start = nonNegativeInt(params, 'start', 0);
-  const len = Math.min(nonNegativeInt(params, 'len', CHUNK_DEFAULT_LEN), CHUNK_MAX_LEN);
+  const len = nonNegativeInt(params, 'len', CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN);
   const pool = await iologPool(engine);
   return pool.run('replay', { roots: [...engine.settings.iologdirs], file, start, len, ...(term ? { term } : {}) }, signal);
 }

@@ -26,7 +26,7 @@ function roots(engine: Engine): string[] {
 export async function iologChunk(engine: Engine, params: Params, signal?: AbortSignal): Promise<ChunkResult> {
   const file = required(params, 'file');
   const start = nonNegativeInt(params, 'start', 0);
-  const len = Math.min(nonNegativeInt(params, 'len', CHUNK_DEFAULT_LEN), CHUNK_MAX_LEN);
+  const len = nonNegativeInt(params, 'len', CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN);
   const pool = await iologPool(engine);
   return pool.run('chunk', { roots: roots(engine), file, start, len }, signal);
 }

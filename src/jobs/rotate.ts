@@ -122,7 +122,9 @@ async function lastEvent(path: string, fh: FileHandle, size: number): Promise<{ 
     const prev = await lastNewlineBefore(fh, nl);
     const start = prev + 1;
     if (nl - start > 0 && nl - start <= 16 * 1024 * 1024) {
-      const text = (await readAt(fh, nl - start, start)).toString('utf8');
+      let text = (await readAt(fh, nl - start, start)).toString('utf8');
+      // The file's first line may follow a byte order mark, which moves along with it.
+      if (start === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       const ev = await parseEventLine(text, async () => (await countLinesBefore(path, start)) + 1);
       if (ev) {
         const tail = await readAt(fh, size - (nl + 1), nl + 1);

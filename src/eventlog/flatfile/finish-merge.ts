@@ -43,7 +43,7 @@ interface Entry {
 
 
 export class FinishMerge {
-  /** New candidates are taken (false once the answer is complete or recnumMax was passed). */
+  /** New candidates are taken (false once the answer is complete). */
   admitting: boolean;
   /** Accepts waiting for their finish. */
   pendingCount = 0;
@@ -84,10 +84,6 @@ export class FinishMerge {
   /** Rows held back (queued, not yet emitted, not known to be dropped). */
   get held(): number {
     return this.queue.length - this.head - this.dead;
-  }
-
-  stopAdmitting(): void {
-    this.admitting = false;
   }
 
   /**

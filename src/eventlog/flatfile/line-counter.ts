@@ -15,10 +15,11 @@ export class LineCounter {
   constructor(private readonly source: ByteSource) {}
 
   /** Counts the file's bytes [pos, target) by reading them (positions outside the scan's buffer). */
-  async catchUp(target: number): Promise<void> {
+  async catchUp(target: number, signal?: AbortSignal): Promise<void> {
     if (this.pos >= target) return;
     const buf = Buffer.allocUnsafe(Math.min(1 << 20, target - this.pos));
     while (this.pos < target) {
+      signal?.throwIfAborted();
       const n = await this.source.read(buf, 0, Math.min(buf.length, target - this.pos), this.pos);
       if (n <= 0) break;
       this.newlines += countNewlines(buf, 0, n);

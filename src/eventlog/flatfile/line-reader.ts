@@ -33,6 +33,13 @@ export interface LineReaderOptions {
   maxLineBytes?: number;
   /** Bytes expected from the start position (the file's size less it): a small file gets a small buffer. */
   sizeHint?: number;
+  /**
+   * Checked before every read: fill() may read many times before it returns (skipping a line
+   * longer than maxLineBytes reads to its newline, gigabytes in a hostile file).
+   */
+  signal?: AbortSignal | undefined;
+  /** fill() returns false at the first line longer than maxLineBytes instead of skipping it (rewrites fail there). */
+  stopOnOversized?: boolean;
 }
 
 export class LineReader {
@@ -53,6 +60,8 @@ export class LineReader {
 
   private readonly readSize: number;
   private readonly maxLineBytes: number;
+  private readonly signal: AbortSignal | undefined;
+  private readonly stopOnOversized: boolean;
   /** True while discarding the rest of an oversized line. */
   private discarding = false;
   /** The read-ahead started by the last fill, into [end, ...). */
@@ -65,6 +74,8 @@ export class LineReader {
   ) {
     this.readSize = Math.max(1, opts.readSize ?? DEFAULT_READ_SIZE);
     this.maxLineBytes = Math.max(1, opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+    this.signal = opts.signal;
+    this.stopOnOversized = opts.stopOnOversized ?? false;
     // Room for several reads between compactions, so that most reads can run ahead; no more
     // than the file needs (it may grow meanwhile: the buffer then grows too).
     const room = Math.max(8 * this.readSize, 64);
@@ -88,6 +99,7 @@ export class LineReader {
   async fill(): Promise<boolean> {
     for (;;) {
       if (this.eof) return false;
+      this.signal?.throwIfAborted();
       let n: number;
       if (this.inflight) {
         const p = this.inflight;
@@ -119,6 +131,7 @@ export class LineReader {
       if (this.end - this.start > this.maxLineBytes) {
         // One line longer than the bound: drop what we have and skip to its newline.
         this.oversized++;
+        if (this.stopOnOversized) return false;
         this.discarding = true;
         this.start = this.end;
         this.complete = this.end;

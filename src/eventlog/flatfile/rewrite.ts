@@ -27,6 +27,7 @@ import { DEFAULT_MAX_LINE_BYTES, fileSource, LineReader } from './line-reader.js
 import { lacksRecnum, parseJsonLine, toStoredEvent } from './parse-line.js';
 import { admittedTypeBytes, probeCanonicalPrefix, uniqueidHash, type PrefixProbe } from './prefilter.js';
 import { FILE_MODE } from './append.js';
+import { bomLength, UTF8_BOM } from './bom.js';
 import { HOST_TAG } from './lock.js';
 
 export interface RewriteOptions {
@@ -105,12 +106,18 @@ class OffsetList {
 /** Line-by-line walk of a whole file (the rewrite has no jump mode: it copies every kept line). */
 async function walkLines(
   fh: FileHandle,
+  from: number,
   opts: RewriteOptions,
   onLine: (buf: Buffer, s: number, e: number, at: number, lineNumber: number) => void,
   onBuffer: (reader: LineReader) => Promise<void>,
 ): Promise<LineReader> {
   const { size } = await fh.stat();
-  const reader = new LineReader(fileSource(fh), 0, { sizeHint: size, ...(opts.readSize === undefined ? {} : { readSize: opts.readSize }) });
+  const reader = new LineReader(fileSource(fh), from, {
+    sizeHint: size - from,
+    signal: opts.signal,
+    stopOnOversized: true,
+    ...(opts.readSize === undefined ? {} : { readSize: opts.readSize }),
+  });
   let lineNumber = 0;
   try {
     for (;;) {
@@ -155,7 +162,7 @@ function tooManyOpen(max: number): Error {
  * Pass 1 for dump=0 with exit filters: which lines go. An accept matching the record filters
  * waits (as its line offset) until its finish decides; a deleted accept takes its finish along.
  */
-async function decideWithExitFilters(fh: FileHandle, f: EventFilter, opts: RewriteOptions): Promise<Float64Array> {
+async function decideWithExitFilters(fh: FileHandle, from: number, f: EventFilter, opts: RewriteOptions): Promise<Float64Array> {
   const types = admittedTypes(f);
   const typeBytes = admittedTypeBytes(f);
   const waiting = new Map<string | undefined, number[]>();
@@ -165,6 +172,7 @@ async function decideWithExitFilters(fh: FileHandle, f: EventFilter, opts: Rewri
   const probe: PrefixProbe = { recnum: 0, etype: 0, uidHash: 0 };
   await walkLines(
     fh,
+    from,
     opts,
     (buf, s, e, at, lineNumber) => {
       if (probeCanonicalPrefix(buf, s, e, probe)) {
@@ -245,9 +253,11 @@ export async function rewriteWithout(path: string, f: EventFilter, opts: Rewrite
   let renamed = false;
   try {
     const st = await src.stat();
-    const decision: Decision = { doomed: !f.dump && usesExitFilters(f) ? await decideWithExitFilters(src, f, opts) : null };
+    // A byte order mark stays in front of the rewritten file; the lines are read after it (bom.ts).
+    const bom = await bomLength(fileSource(src));
+    const decision: Decision = { doomed: !f.dump && usesExitFilters(f) ? await decideWithExitFilters(src, bom, f, opts) : null };
     out = await open(tmp, 'wx', FILE_MODE);
-    const deleted = await copyKept(src, out, f, decision, opts);
+    const deleted = await copyKept(src, bom, out, f, decision, opts);
     if (deleted === 0) return { deleted: 0 };
     await out.chmod(st.mode & 0o7777);
     await out.sync();
@@ -280,7 +290,7 @@ async function syncDir(dir: string): Promise<void> {
 }
 
 /** Pass 2 (or the only pass): copies the kept lines into `out`; returns how many events went. */
-async function copyKept(src: FileHandle, out: FileHandle, f: EventFilter, decision: Decision, opts: RewriteOptions): Promise<number> {
+async function copyKept(src: FileHandle, bom: number, out: FileHandle, f: EventFilter, decision: Decision, opts: RewriteOptions): Promise<number> {
   const types = admittedTypes(f);
   const typeBytes = admittedTypeBytes(f);
   const doomed = decision.doomed;
@@ -292,7 +302,7 @@ async function copyKept(src: FileHandle, out: FileHandle, f: EventFilter, decisi
   let deleted = 0;
   let droppedBefore = false;
   // What to write for the current buffer: runs of kept bytes and rewritten lines, in order.
-  const chunks: Buffer[] = [];
+  const chunks: Buffer[] = bom > 0 ? [UTF8_BOM] : [];
   let runStart = -1;
   let runEnd = -1;
   const keepBytes = (buf: Buffer, s: number, e: number) => {
@@ -335,6 +345,7 @@ async function copyKept(src: FileHandle, out: FileHandle, f: EventFilter, decisi
 
   const reader = await walkLines(
     src,
+    bom,
     opts,
     (buf, s, e, at, lineNumber) => {
       if (doomed) {

@@ -12,6 +12,7 @@
 import { evioError } from '../../errors.js';
 import { admittedTypes, matchesRecord } from '../filter.js';
 import type { EventQuery, EventRow, ScanStats } from '../types.js';
+import { bomLength } from './bom.js';
 import { FinishMerge } from './finish-merge.js';
 import { LineCounter } from './line-counter.js';
 import { LineReader, type ByteSource, type LineReaderOptions } from './line-reader.js';
@@ -60,13 +61,19 @@ export async function* scanRows(source: ByteSource, q: EventQuery, opts: ScanOpt
   if (merge.done) return;
   const stats = opts.stats;
   const signal = opts.signal;
-  const reader = new LineReader(source, q.byteOffset, opts);
+  // A scan from the start steps over a byte order mark (bom.ts); a later offset is after a '\n'.
+  const reader = new LineReader(source, q.byteOffset === 0 ? await bomLength(source) : q.byteOffset, opts);
   const counter = new LineCounter(source);
   const types = admittedTypes(q);
   const typeBytes = admittedTypeBytes(q);
   const plan = opts.noPrefilter ? null : literalPlan(q);
   const usePrefix = !opts.noPrefilter;
   const recnumMin = q.recnumMin;
+  // `end` (recnumMax) is a bound like every filter, not a place where the scan stops: files evio
+  // writes have increasing recnums, but other writers' files need not, and a line above `end`
+  // may be followed by lines below it. Stopping there would answer differently from the
+  // reference store (memory-store.ts), from the databases and from a delete with the same `end`
+  // (rewrite.ts). Lines above it cost a prefix probe, no parse.
   const recnumMax = q.recnumMax;
   /** Cursors of the literal and its hazards: every candidate line holds a hit. */
   let literalCursors: NeedleCursor[] | null = null;
@@ -133,10 +140,8 @@ export async function* scanRows(source: ByteSource, q: EventQuery, opts: ScanOpt
           s = e + 1;
           continue;
         }
-        if (recnumMax !== null && probe.recnum > recnumMax) {
-          merge.stopAdmitting();
-          wantCandidate = false;
-        } else if (wantCandidate && (typeBytes[probe.etype] !== 1 || (recnumMin !== null && probe.recnum < recnumMin))) {
+        // `end` bounds the recnum; it does not end the scan (see recnumMax above).
+        if (wantCandidate && (typeBytes[probe.etype] !== 1 || (recnumMin !== null && probe.recnum < recnumMin) || (recnumMax !== null && probe.recnum > recnumMax))) {
           wantCandidate = false;
         }
         // A uniqueid the hash cannot stand for (uidHash -1) is parsed.
@@ -162,7 +167,6 @@ export async function* scanRows(source: ByteSource, q: EventQuery, opts: ScanOpt
           stats.malformed++;
         } else {
           if (rec.etype === 'F' && merge.pendingCount > 0) merge.offerFinish(rec);
-          if (recnumMax !== null && rec.recnum > recnumMax) merge.stopAdmitting();
           if (merge.admitting && hasNeedle && matchesRecord(rec, q, types)) merge.addCandidate(rec, reader.pos(e + 1), text);
           merge.drain(out);
         }
@@ -195,7 +199,7 @@ export async function* scanRows(source: ByteSource, q: EventQuery, opts: ScanOpt
           }
         }
       } else {
-        await counter.catchUp(reader.base);
+        await counter.catchUp(reader.base, signal);
         counter.active = true;
         needLineCount = false;
       }

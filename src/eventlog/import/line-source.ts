@@ -1,9 +1,11 @@
 // A file read as lines with exact byte positions, streamed in large reads: the import readers
 // report where they stopped by byte offset and line number, so positions are counted on the
 // raw bytes (before UTF-8 decoding, which is tolerant: invalid bytes become U+FFFD, as sudo
-// copies bytes >= 0x80 raw into its logs).
+// copies bytes >= 0x80 raw into its logs). A UTF-8 byte order mark at the start of the file is
+// not part of the first line: that line starts at byte 3.
 import { open, type FileHandle } from 'node:fs/promises';
 import { evioError } from '../../errors.js';
+import { hasBomAt } from '../flatfile/bom.js';
 
 export interface SourceLine {
   /** The line's text without its '\n' (nor a '\r' before it). */
@@ -78,6 +80,7 @@ export async function* readLineBatches(path: string, opts: LineSourceOptions = {
     let discarding = false; // inside an oversized line: skip to its newline
     let discardStart = 0;
     let pos = 0; // next file offset to read
+    let bomChecked = false;
     while (pos < limit || filled > lineStartInBuf) {
       opts.signal?.throwIfAborted();
       const batch: SourceLine[] = [];
@@ -112,6 +115,11 @@ export async function* readLineBatches(path: string, opts: LineSourceOptions = {
         filled += got;
         pos += got;
         opts.onBytes?.(pos);
+      }
+      if (!bomChecked && (filled >= 3 || pos >= limit)) {
+        // The mark holds no '\n', so no line was cut from these bytes before this check.
+        bomChecked = true;
+        if (bufPos === 0 && lineStartInBuf === 0 && hasBomAt(buf, 0, filled)) lineStartInBuf = 3;
       }
       let i = buf.indexOf(10, lineStartInBuf);
       while (i !== -1 && i < filled) {
