@@ -26,27 +26,32 @@ function isBulk<K extends IologTaskName>(name: K, input: IologTasks[K]['in']): b
 const threads = (n: number): number => (n > 0 ? Math.floor(n) : availableParallelism());
 
 export class IologPool {
-  private readonly bulk: Piscina;
-  private readonly interactive: Piscina;
+  private readonly entry: string;
+  /** Each lane starts on first use: a CLI command needs one of them, not both. */
+  private bulk: Piscina | null = null;
+  private interactive: Piscina | null = null;
   /** Threads of the bulk lane: a search fans out over this many. */
   readonly size: number;
   readonly interactiveSize: number;
 
   constructor(workers: number, interactiveWorkers: number) {
-    const entry = workerEntry('iolog-tasks');
-    if (!existsSync(entry)) throw evioError('IOLOG_WORKER', `the worker entry ${entry} is missing; run npm run build`);
+    this.entry = workerEntry('iolog-tasks');
+    if (!existsSync(this.entry)) throw evioError('IOLOG_WORKER', `the worker entry ${this.entry} is missing; run npm run build`);
     this.size = threads(workers);
     this.interactiveSize = threads(interactiveWorkers);
-    this.bulk = new Piscina({ filename: entry, minThreads: 1, maxThreads: this.size, idleTimeout: 30_000 });
-    this.interactive = new Piscina({ filename: entry, minThreads: 1, maxThreads: this.interactiveSize, idleTimeout: 30_000 });
+  }
+
+  private lane(bulk: boolean): Piscina {
+    const start = (maxThreads: number) => new Piscina({ filename: this.entry, minThreads: 1, maxThreads, idleTimeout: 30_000 });
+    if (bulk) return (this.bulk ??= start(this.size));
+    return (this.interactive ??= start(this.interactiveSize));
   }
 
   async run<K extends IologTaskName>(name: K, input: IologTasks[K]['in'], signal?: AbortSignal): Promise<IologTasks[K]['out']> {
     if (signal?.aborted) throw evioError('ABORTED', 'the request was cancelled');
     let outcome: Outcome<IologTasks[K]['out']>;
     try {
-      const lane = isBulk(name, input) ? this.bulk : this.interactive;
-      outcome = (await lane.run(input, { name, signal: signal ?? null })) as Outcome<IologTasks[K]['out']>;
+      outcome = (await this.lane(isBulk(name, input)).run(input, { name, signal: signal ?? null })) as Outcome<IologTasks[K]['out']>;
     } catch (err) {
       if (signal?.aborted || (err as { name?: string }).name === 'AbortError') throw evioError('ABORTED', 'the request was cancelled');
       const e = toEvioError(err);
@@ -56,7 +61,7 @@ export class IologPool {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.bulk.destroy(), this.interactive.destroy()]);
+    await Promise.all([this.bulk?.destroy(), this.interactive?.destroy()]);
   }
 }
 
