@@ -45,7 +45,7 @@ export interface Settings {
   workers: number;
   /** Worker threads of their own for chunk, variables, replay, unfiltered listing and list calls; 0 = one per core. */
   interactiveWorkers: number;
-  /** Regex time one search (or one listing filter) may spend in total, over all its sessions and threads, ms. */
+  /** Regex time one search may spend in total over all its sessions and threads (plus 5 ms a session), or one listing filter over all names, ms. */
   searchBudgetMs: number;
   /** Allowed clock skew for signed requests, seconds. */
   authSkewSeconds: number;

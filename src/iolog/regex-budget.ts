@@ -3,15 +3,15 @@
 // included), so lines are tested in batches inside a vm context; a batch past the budget
 // fails with IOLOG_REGEX_TIMEOUT instead of stalling the worker. Batching keeps the vm
 // overhead (~0.1 ms a call) small per line. A batch budget alone does not bound a request
-// (a pattern just under it per batch runs on for every batch of every session), so each call
-// also charges a request-wide RegexBudget and never gets more time than that has left. A matcher is reusable (it keeps no state between
-// calls), so each thread keeps the matchers of its last few patterns: creating the vm context
-// costs more than searching a small session.
+// (a pattern just under it runs on for every batch of every session), so a call may also
+// charge a request-wide RegexBudget and then never gets more time than that has left. A
+// matcher is reusable (it keeps no state between calls), so each thread keeps the matchers of
+// its last few patterns: creating the vm context costs more than searching a small session.
+import { performance } from 'node:perf_hooks';
 import { createContext, Script, type Context } from 'node:vm';
 import { evioError } from '../errors.js';
-import { performance } from 'node:perf_hooks';
-import type { RegexBudget } from './request-budget.js';
 import { MATCHER_CACHE_SIZE, REGEX_BATCH_CHARS, REGEX_BATCH_LINES, REGEX_BUDGET_MS, REGEX_MAX_LENGTH } from './limits.js';
+import type { RegexBudget } from './request-budget.js';
 
 /** Compiles a user pattern (JavaScript syntax, no flags); `errorName` says which parameter it came from. */
 export function compileUserRegex(source: string, errorName: 'IOLOG_BAD_QUERY' | 'IOLOG_BAD_FILTER', maxLength = REGEX_MAX_LENGTH): RegExp {
