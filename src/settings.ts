@@ -42,8 +42,12 @@ export interface Settings {
   lockTimeoutMs: number;
   /** Flat-file finish merge: accepts that may wait for their finish at once before a query is refused. */
   maxOpenAccepts: number;
-  /** Worker threads for I/O-log work; 0 = one per core. */
+  /** Worker threads for searches, glob walks, index updates and filtered listings; 0 = one per core. */
   workers: number;
+  /** Worker threads of their own for chunk, variables, replay, unfiltered listing and list calls; 0 = one per core. */
+  interactiveWorkers: number;
+  /** Regex time one search may spend in total over all its sessions and threads (plus 5 ms a session), or one listing filter over all names, ms. */
+  searchBudgetMs: number;
   /** Allowed clock skew for signed requests, seconds. */
   authSkewSeconds: number;
   /** Signatures remembered per app for replay protection; a full cache refuses calls (1620). */
@@ -72,6 +76,8 @@ const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'recor
   lockTimeoutMs: 'number',
   maxOpenAccepts: 'number',
   workers: 'number',
+  interactiveWorkers: 'number',
+  searchBudgetMs: 'number',
   authSkewSeconds: 'number',
   replayCapacityPerApp: 'number',
   allowInsecure: 'boolean',
@@ -170,6 +176,8 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     lockTimeoutMs: (raw.lockTimeoutMs as number | undefined) ?? 10_000,
     maxOpenAccepts: (raw.maxOpenAccepts as number | undefined) ?? 1_000_000,
     workers: (raw.workers as number | undefined) ?? 0,
+    interactiveWorkers: (raw.interactiveWorkers as number | undefined) ?? 0,
+    searchBudgetMs: (raw.searchBudgetMs as number | undefined) ?? 60_000,
     authSkewSeconds: (raw.authSkewSeconds as number | undefined) ?? 300,
     replayCapacityPerApp: (raw.replayCapacityPerApp as number | undefined) ?? 100_000,
     allowInsecure: (raw.allowInsecure as boolean | undefined) ?? false,
@@ -181,6 +189,7 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
   s.databases = ownRecord(Object.entries(s.databases));
   if (!Object.hasOwn(s.databases, s.eventdb) && !/^[a-z]+:\/\//.test(s.eventdb)) s.eventdb = p(s.eventdb);
   if (s.tls) s.tls = { cert: p(s.tls.cert), key: p(s.tls.key) };
+  if (!(s.searchBudgetMs >= 1)) throw evioError('SETTINGS_INVALID', `"searchBudgetMs": ${s.searchBudgetMs} must be 1 or more`);
   if (!validZone(s.timezone)) throw evioError('SETTINGS_INVALID', `"timezone": "${s.timezone}" is not an IANA time zone`);
   if (s.prefix && !/^(\/[A-Za-z0-9._-]+)+$/.test(s.prefix)) {
     throw evioError('SETTINGS_INVALID', `"prefix": "${s.prefix}" must look like /segment[/segment]`);

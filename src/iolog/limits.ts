@@ -24,6 +24,14 @@ export const CAST_V1_MAX_BYTES = 64 * 1024 * 1024;
 export const REGEX_MAX_LENGTH = 1024;
 /** Search: wall-clock budget of one batch of regex tests; past it the search fails. */
 export const REGEX_BUDGET_MS = 1000;
+/**
+ * Search: regex time a search may spend per session it names, on top of searchBudgetMs. The
+ * regex calls of a session cost ~0.5-2.5 ms with an ordinary pattern (most of it the vm's
+ * watchdog thread, and more on a loaded machine, since the time is wall time): a big search
+ * with an ordinary pattern must not run out; a pattern can at most add about what reading the
+ * sessions costs anyway (SEARCH_MAX_SESSIONS bounds that).
+ */
+export const REGEX_BUDGET_MS_PER_SESSION = 5;
 /** Search: lines / characters handed to the regex in one budgeted batch. */
 export const REGEX_BATCH_LINES = 512;
 export const REGEX_BATCH_CHARS = 256 * 1024;

@@ -2,12 +2,16 @@
 // thread, but a vm script's `timeout` can (it terminates the running script, RegExp
 // included), so lines are tested in batches inside a vm context; a batch past the budget
 // fails with IOLOG_REGEX_TIMEOUT instead of stalling the worker. Batching keeps the vm
-// overhead (~0.1 ms a call) small per line. A matcher is reusable (it keeps no state between
-// calls), so each thread keeps the matchers of its last few patterns: creating the vm context
-// costs more than searching a small session.
+// overhead (~0.1 ms a call) small per line. A batch budget alone does not bound a request
+// (a pattern just under it runs on for every batch of every session), so a call may also
+// charge a request-wide RegexBudget and then never gets more time than that has left. A
+// matcher is reusable (it keeps no state between calls), so each thread keeps the matchers of
+// its last few patterns: creating the vm context costs more than searching a small session.
+import { performance } from 'node:perf_hooks';
 import { createContext, Script, type Context } from 'node:vm';
 import { evioError } from '../errors.js';
 import { MATCHER_CACHE_SIZE, REGEX_BATCH_CHARS, REGEX_BATCH_LINES, REGEX_BUDGET_MS, REGEX_MAX_LENGTH } from './limits.js';
+import type { RegexBudget } from './request-budget.js';
 
 /** Compiles a user pattern (JavaScript syntax, no flags); `errorName` says which parameter it came from. */
 export function compileUserRegex(source: string, errorName: 'IOLOG_BAD_QUERY' | 'IOLOG_BAD_FILTER', maxLength = REGEX_MAX_LENGTH): RegExp {
@@ -50,8 +54,11 @@ export class BudgetedMatcher {
     this.ctx = createContext(this.sandbox);
   }
 
-  /** Indexes of the lines that match (only the first when firstOnly). */
-  test(lines: readonly string[], firstOnly = false): number[] {
+  /**
+   * Indexes of the lines that match (only the first when firstOnly). With a request budget,
+   * every batch is charged to it and none runs past what it has left.
+   */
+  test(lines: readonly string[], firstOnly = false, budget?: RegexBudget): number[] {
     if (this.literal !== null) {
       const hits: number[] = [];
       for (let k = 0; k < lines.length; k++) {
@@ -76,13 +83,25 @@ export class BudgetedMatcher {
         const batch = base === 0 && i === lines.length ? (lines as string[]) : lines.slice(base, i);
         this.sandbox.lines = batch;
         this.sandbox.firstOnly = firstOnly;
+        let timeout = this.budgetMs;
+        if (budget) {
+          const left = budget.remainingMs();
+          if (left <= 0) throw budget.error(this.sandbox.re.source);
+          timeout = Math.min(timeout, Math.ceil(left)); // a vm timeout is whole ms, at least 1
+        }
+        const t0 = performance.now();
+        let timedOut = false;
         try {
-          SCRIPT.runInContext(this.ctx, { timeout: this.budgetMs });
+          SCRIPT.runInContext(this.ctx, { timeout });
         } catch (err) {
-          if ((err as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
-            throw evioError('IOLOG_REGEX_TIMEOUT', `the regular expression /${this.sandbox.re.source.slice(0, 100)}/ ran longer than ${this.budgetMs} ms on ${batch.length} line(s); it backtracks catastrophically`);
-          }
-          throw err;
+          if ((err as { code?: string }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw err;
+          timedOut = true;
+        } finally {
+          budget?.charge(performance.now() - t0);
+        }
+        if (timedOut) {
+          if (budget && timeout < this.budgetMs) throw budget.error(this.sandbox.re.source);
+          throw evioError('IOLOG_REGEX_TIMEOUT', `the regular expression /${this.sandbox.re.source.slice(0, 100)}/ ran longer than ${this.budgetMs} ms on ${batch.length} line(s); it backtracks catastrophically`);
         }
         for (const k of this.sandbox.found) all.push(base + k);
         if (firstOnly && all.length > 0) return all;

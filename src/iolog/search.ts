@@ -8,6 +8,7 @@
 import { evioError } from '../errors.js';
 import { DETAIL_LINE_CHARS, DETAIL_LINES_PER_SESSION, REGEX_BATCH_CHARS, REGEX_BATCH_LINES } from './limits.js';
 import { cachedMatcher, compileUserRegex } from './regex-budget.js';
+import type { RegexBudget } from './request-budget.js';
 import { checkAborted, offsetMs, type IologSession } from './session.js';
 import { stripperFactory, type TextExtractor, type TextExtractorFactory, type TextLine } from './text.js';
 import { STREAM_NAMES, type StreamName } from './timing.js';
@@ -60,9 +61,11 @@ export interface SessionSearchOptions {
   maxLines?: number;
   extractor?: TextExtractorFactory;
   signal?: AbortSignal;
+  /** The regex time of the whole request, shared with its other sessions and threads. */
+  budget?: RegexBudget;
 }
 
-/** Searches one session. Throws IOLOG_REGEX_TIMEOUT when the regex exceeds its budget. */
+/** Searches one session. Throws IOLOG_REGEX_TIMEOUT when the regex exceeds a batch's or the request's budget. */
 export async function searchSession(session: IologSession, q: SearchQuery, opts: SessionSearchOptions): Promise<SessionSearchResult> {
   const maxLines = opts.maxLines ?? DETAIL_LINES_PER_SESSION;
   const matcher = cachedMatcher(q.regex, 'IOLOG_BAD_QUERY');
@@ -93,7 +96,7 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
   /** Tests the held lines and drops them; true when this session's search is done. */
   const flush = (): boolean => {
     if (texts.length === 0) return false;
-    const hits = matcher.test(texts, !opts.detail);
+    const hits = matcher.test(texts, !opts.detail, opts.budget);
     let done = false;
     if (hits.length > 0) {
       matched = true;

@@ -7,12 +7,13 @@ import type { ChunkResult } from './chunk.js';
 import { openDownload, type Download } from './download.js';
 import { removeSessionsFromIndex, type CachedRecord } from './index-db.js';
 import type { IndexStats } from './index-update.js';
-import { CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN, DETAIL_LINES_TOTAL, INDEX_MAX_AGE_MS, SEARCH_MAX_SESSIONS, SEARCH_SESSIONS_PER_TASK } from './limits.js';
+import { CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN, DETAIL_LINES_TOTAL, INDEX_MAX_AGE_MS, REGEX_BUDGET_MS_PER_SESSION, SEARCH_MAX_SESSIONS, SEARCH_SESSIONS_PER_TASK } from './limits.js';
 import { parseListParams } from './list-query.js';
 import { ordered } from './ordered-tasks.js';
 import type { DirListing } from './listing.js';
 import type { Variables } from './log-info.js';
 import { flag, nonNegativeInt, required, single, type Params } from './params.js';
+import { RegexBudget } from './request-budget.js';
 import { parseSearchQuery, type SearchMatch, type SessionSearchResult } from './search.js';
 import { checkGlob } from './walk.js';
 
@@ -43,7 +44,7 @@ export async function iologListDirectory(engine: Engine, params: Params, signal?
   const path = required(params, 'path');
   const filter = single(params, 'filter');
   const pool = await iologPool(engine);
-  return pool.run('listDir', { roots: roots(engine), path, ...(filter ? { filter } : {}) }, signal);
+  return pool.run('listDir', { roots: roots(engine), path, ...(filter ? { filter, budgetMs: engine.settings.searchBudgetMs } : {}) }, signal);
 }
 
 /** GET /REST/iologfile?file= : the file as is, or a session directory as tar. */
@@ -72,10 +73,18 @@ export async function iologSearch(engine: Engine, params: Params, signal?: Abort
   // sessions of a group), small enough that every worker gets several groups.
   const per = Math.max(1, Math.min(SEARCH_SESSIONS_PER_TASK, Math.floor(found.sessions.length / (pool.size * 4))));
   const groups = chunked(found.sessions, per);
+  // One regex budget for the whole request, charged by every task on every thread. Once it is
+  // spent no further group starts; the tasks still running stop at their next batch of lines
+  // (none may run past what is left), and the first failure aborts the rest.
+  const budget = new RegexBudget(engine.settings.searchBudgetMs + found.sessions.length * REGEX_BUDGET_MS_PER_SESSION);
+  const share = budget.share();
   const batches = ordered(
     groups,
     pool.size * 2,
-    (sessions, sig) => pool.run('searchSessions', { sessions, streams: query.streams, regex: query.regex, detail }, sig),
+    (sessions, sig) => {
+      if (budget.spent()) return Promise.reject(budget.error(query.regex));
+      return pool.run('searchSessions', { sessions, streams: query.streams, regex: query.regex, detail, budget: share }, sig);
+    },
     signal,
   );
   return { sessions: found.sessions.length, detail, results: flatten(batches) };

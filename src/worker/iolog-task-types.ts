@@ -6,6 +6,7 @@ import type { DirListing } from '../iolog/listing.js';
 import type { Variables } from '../iolog/log-info.js';
 import type { ListQuery } from '../iolog/list-query.js';
 import type { SessionKind } from '../iolog/locate.js';
+import type { RegexBudgetShare } from '../iolog/request-budget.js';
 import type { SessionSearchResult } from '../iolog/search.js';
 import type { ReplayRequest, ReplayResult } from '../iolog/replay.js';
 import type { StreamName } from '../iolog/timing.js';
@@ -13,9 +14,10 @@ import type { StreamName } from '../iolog/timing.js';
 export interface IologTasks {
   chunk: { in: { roots: string[]; file: string; start: number; len: number }; out: ChunkResult };
   variables: { in: { roots: string[]; file: string }; out: { file: string; variables: Variables } };
-  listDir: { in: { roots: string[]; path: string; filter?: string }; out: DirListing };
+  listDir: { in: { roots: string[]; path: string; filter?: string; budgetMs?: number }; out: DirListing };
   expandGlob: { in: { roots: string[]; pattern: string; max: number }; out: { sessions: Array<{ kind: SessionKind; path: string }>; more: boolean } };
-  searchSessions: { in: { sessions: Array<{ kind: SessionKind; path: string }>; streams: StreamName[]; regex: string; detail: boolean }; out: SessionSearchResult[] };
+  /** `budget`: the search request's regex time, shared by all its tasks (absent: per batch only). */
+  searchSessions: { in: { sessions: Array<{ kind: SessionKind; path: string }>; streams: StreamName[]; regex: string; detail: boolean; budget?: RegexBudgetShare }; out: SessionSearchResult[] };
   indexUpdate: { in: { roots: string[]; indexFile: string; rebuild: boolean }; out: IndexStats };
   listQuery: { in: { indexFile: string; query: ListQuery }; out: CachedRecord[] };
   replay: { in: ReplayRequest & { roots: string[] }; out: ReplayResult };

@@ -10,6 +10,7 @@ import { listDirectory } from '../iolog/listing.js';
 import { openSession, openSessionOfKind } from '../iolog/locate.js';
 import { SEARCH_SESSIONS_IN_FLIGHT } from '../iolog/limits.js';
 import type { SessionKind } from '../iolog/locate.js';
+import { RegexBudget } from '../iolog/request-budget.js';
 import { searchSession as searchOne, type SessionSearchResult } from '../iolog/search.js';
 import { textExtractorFactory } from '../iolog/text-factory.js';
 import { sessionsMatching } from '../iolog/walk.js';
@@ -27,7 +28,7 @@ export const variables: Task<'variables'> = (t) =>
     return { file: s.path, variables: await s.variables() };
   });
 
-export const listDir: Task<'listDir'> = (t) => capture(() => listDirectory(t.roots, t.path, t.filter));
+export const listDir: Task<'listDir'> = (t) => capture(() => listDirectory(t.roots, t.path, t.filter, t.budgetMs));
 
 export const expandGlob: Task<'expandGlob'> = (t) =>
   capture(async () => {
@@ -41,14 +42,16 @@ export const expandGlob: Task<'expandGlob'> = (t) =>
 
 // A session that cannot be read does not fail a search over many: it becomes a warning. A
 // regex past its budget does fail it (every other session would run into the same). A task
-// searches a few sessions, several at once: while one waits for its files, another runs.
+// searches a few sessions, several at once: while one waits for its files, another runs. Every
+// session charges the request's one regex budget.
 export const searchSessions: Task<'searchSessions'> = (t) =>
   capture(async () => {
     const extractor = await textExtractorFactory();
     const q = { streams: t.streams, regex: t.regex };
+    const budget = t.budget ? RegexBudget.from(t.budget) : undefined;
     const one = async (s: { kind: SessionKind; path: string }): Promise<SessionSearchResult> => {
       try {
-        return await searchOne(openSessionOfKind(s.kind, s.path), q, { detail: t.detail, extractor });
+        return await searchOne(openSessionOfKind(s.kind, s.path), q, { detail: t.detail, extractor, ...(budget ? { budget } : {}) });
       } catch (err) {
         if (isEvioError(err, 'IOLOG_REGEX_TIMEOUT') || isEvioError(err, 'IOLOG_BAD_QUERY')) throw err;
         return { path: s.path, matched: false, matches: [], warnings: [toEvioError(err).message] };

@@ -1,7 +1,11 @@
-// The I/O-log worker pool: piscina, sized by the `workers` setting (0 = one thread per core).
-// One pool per engine (engine.resource('iolog:pool')), closed with it. Tasks take an
-// AbortSignal: piscina drops a queued task and terminates the thread running an aborted one,
-// so a cancelled request or a CLI interrupt stops its work.
+// The I/O-log worker pool: two piscina lanes. The bulk lane (`workers` threads) runs the long
+// work: searches, glob walks, index updates, filtered listings. The interactive lane
+// (`interactiveWorkers` threads) runs the calls a person waits on: chunk, variables, replay,
+// unfiltered listings, list queries. Piscina's queue is first come first served, so with one
+// lane a chunk waited behind every queued search task; with two it only shares the cores,
+// which the kernel splits fairly. One pool per engine (engine.resource('iolog:pool')), closed
+// with it. Tasks take an AbortSignal: piscina drops a queued task and terminates the thread
+// running an aborted one, so a cancelled request or a CLI interrupt stops its work.
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
@@ -11,22 +15,43 @@ import type { IologTaskName, IologTasks } from './iolog-task-types.js';
 import { unwrap, type Outcome } from './outcome.js';
 import { workerEntry } from './package-root.js';
 
-export class IologPool {
-  private readonly piscina: Piscina;
-  readonly size: number;
+/** Tasks that walk or search many sessions; every other task is interactive. */
+const BULK_TASKS: ReadonlySet<IologTaskName> = new Set<IologTaskName>(['expandGlob', 'searchSessions', 'indexUpdate']);
 
-  constructor(workers: number) {
-    const entry = workerEntry('iolog-tasks');
-    if (!existsSync(entry)) throw evioError('IOLOG_WORKER', `the worker entry ${entry} is missing; run npm run build`);
-    this.size = workers > 0 ? Math.floor(workers) : availableParallelism();
-    this.piscina = new Piscina({ filename: entry, minThreads: 1, maxThreads: this.size, idleTimeout: 30_000 });
+/** A listing with a filter runs a user regex over up to every name of a folder: bulk work too. */
+function isBulk<K extends IologTaskName>(name: K, input: IologTasks[K]['in']): boolean {
+  return BULK_TASKS.has(name) || (name === 'listDir' && (input as IologTasks['listDir']['in']).filter !== undefined);
+}
+
+const threads = (n: number): number => (n > 0 ? Math.floor(n) : availableParallelism());
+
+export class IologPool {
+  private readonly entry: string;
+  /** Each lane starts on first use: a CLI command needs one of them, not both. */
+  private bulk: Piscina | null = null;
+  private interactive: Piscina | null = null;
+  /** Threads of the bulk lane: a search fans out over this many. */
+  readonly size: number;
+  readonly interactiveSize: number;
+
+  constructor(workers: number, interactiveWorkers: number) {
+    this.entry = workerEntry('iolog-tasks');
+    if (!existsSync(this.entry)) throw evioError('IOLOG_WORKER', `the worker entry ${this.entry} is missing; run npm run build`);
+    this.size = threads(workers);
+    this.interactiveSize = threads(interactiveWorkers);
+  }
+
+  private lane(bulk: boolean): Piscina {
+    const start = (maxThreads: number) => new Piscina({ filename: this.entry, minThreads: 1, maxThreads, idleTimeout: 30_000 });
+    if (bulk) return (this.bulk ??= start(this.size));
+    return (this.interactive ??= start(this.interactiveSize));
   }
 
   async run<K extends IologTaskName>(name: K, input: IologTasks[K]['in'], signal?: AbortSignal): Promise<IologTasks[K]['out']> {
     if (signal?.aborted) throw evioError('ABORTED', 'the request was cancelled');
     let outcome: Outcome<IologTasks[K]['out']>;
     try {
-      outcome = (await this.piscina.run(input, { name, signal: signal ?? null })) as Outcome<IologTasks[K]['out']>;
+      outcome = (await this.lane(isBulk(name, input)).run(input, { name, signal: signal ?? null })) as Outcome<IologTasks[K]['out']>;
     } catch (err) {
       if (signal?.aborted || (err as { name?: string }).name === 'AbortError') throw evioError('ABORTED', 'the request was cancelled');
       const e = toEvioError(err);
@@ -36,12 +61,12 @@ export class IologPool {
   }
 
   async close(): Promise<void> {
-    await this.piscina.destroy();
+    await Promise.all([this.bulk?.destroy(), this.interactive?.destroy()]);
   }
 }
 
 /** The engine's pool, created on first use. */
 export function iologPool(engine: Engine): Promise<IologPool> {
-  return engine.resource('iolog:pool', () => new IologPool(engine.settings.workers));
+  return engine.resource('iolog:pool', () => new IologPool(engine.settings.workers, engine.settings.interactiveWorkers));
 }
 
