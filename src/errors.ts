@@ -110,7 +110,7 @@ export const ERRORS = {
   REPLAY_TERM_BAD_NAME: def(1501, 400, 'The terminal type name is not a valid terminfo name', 'Use a plain name such as xterm-256color: no "/", no control characters, at most 128 characters.'),
   REPLAY_TERMINFO_CORRUPT: def(1502, 500, 'A compiled terminfo file is truncated or malformed', 'Reinstall the terminfo entry named in the message (or remove it to use the built-in one).'),
   // ---- 1600-1699 HTTP service
-  HTTP_BODY_TOO_LARGE: def(1600, 413, 'The request body is larger than the service accepts (1 MiB)', 'Send a smaller body; queries take their filters in the query string.'),
+  HTTP_BODY_TOO_LARGE: def(1600, 413, 'The request body is larger than the service accepts (maxBodyBytes, 64 KiB by default)', 'Send a smaller body; queries take their filters in the query string.'),
   HTTP_BAD_BODY: def(1601, 400, 'The request body is not valid JSON', 'Send a JSON body with content-type application/json, or no body.'),
   HTTP_UNSUPPORTED_MEDIA_TYPE: def(1602, 415, 'The request body has a content type other than JSON', 'Send content-type application/json, or no body.'),
   HTTP_BAD_REQUEST: def(1603, 400, 'The HTTP request is malformed (bad URL encoding, bad header, too many parameters)', 'Send a well-formed request; the message names what was refused.'),
@@ -125,6 +125,10 @@ export const ERRORS = {
   LISTEN_FAILED: def(1612, 500, 'The service cannot listen on the configured address', 'The message names the system error; pick another port or host, or stop what uses it.'),
   REST_CLIENT: def(1613, 502, 'evio rest could not reach the service or its answer was not JSON', 'Check --url, that evio serve runs, and --insecure for a self-signed certificate.'),
   HTTP_HEADERS_TOO_LARGE: def(1614, 431, 'The request line or headers are larger than the service accepts', 'Send a shorter URL (fewer or shorter parameters) and fewer headers.'),
+  HTTP_TOO_MANY_CONNECTIONS: def(1615, 503, 'The service already holds as many connections as maxConnections allows; this one was refused and closed', 'Retry after the Retry-After seconds; reuse one keep-alive connection instead of opening many; an operator can raise maxConnections.'),
+  HTTP_REQUEST_TIMEOUT: def(1616, 408, 'The request line, headers or body did not arrive within headersTimeoutMs / requestTimeoutMs; the connection was closed', 'Send the whole request promptly; an operator can raise the timeouts in the settings.'),
+  HTTP_RESPONSE_STALLED: def(1617, 408, 'The client stopped reading a streamed answer for longer than stalledResponseTimeoutMs; the server closed the connection (logged on the server, the client sees the connection end)', 'Read answers as they arrive, or ask for smaller pages (limit); an operator can raise stalledResponseTimeoutMs.'),
+  STORE_READERS_BUSY: def(1618, 503, 'The event store already streams as many answers as maxReadersPerStore allows', 'Retry after the Retry-After seconds, or read answers faster; an operator can raise maxReadersPerStore.'),
   AUTH_REPLAY_CAPACITY: def(1620, 503, 'The app made more signed calls inside the timestamp window than replay protection remembers', 'Retry after a few seconds; a client that needs more calls per window than the keystore\'s rate limit allows should use several appids, or raise replayCapacityPerApp in the settings.'),
   TLS_KEY_INSECURE: def(1621, 500, 'The TLS private key file can be read or written by group or others, or is not a regular file', 'chmod 600 the key file named in the message (and keep it owned by the user evio runs as).'),
   // ---- 1700-1799 batch jobs

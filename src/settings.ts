@@ -54,6 +54,20 @@ export interface Settings {
   replayCapacityPerApp: number;
   /** Listen on a non-loopback address without TLS (off unless set). */
   allowInsecure: boolean;
+  /** The request line and headers must arrive within this time, ms (also the TLS handshake). */
+  headersTimeoutMs: number;
+  /** The whole request, body included, must arrive within this time, ms. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this time, ms. */
+  keepAliveTimeoutMs: number;
+  /** A streamed answer whose client reads nothing for this long is cut, ms. */
+  stalledResponseTimeoutMs: number;
+  /** Open connections at once; more are refused with 1615. */
+  maxConnections: number;
+  /** Largest request body; every body is read before its signature can be checked. */
+  maxBodyBytes: number;
+  /** Answers one event store streams at once; more are refused with 1618 (0 = no bound). */
+  maxReadersPerStore: number;
   /** Where the settings came from, for messages; null = defaults only. */
   source: string | null;
 }
@@ -81,6 +95,13 @@ const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'recor
   authSkewSeconds: 'number',
   replayCapacityPerApp: 'number',
   allowInsecure: 'boolean',
+  headersTimeoutMs: 'number',
+  requestTimeoutMs: 'number',
+  keepAliveTimeoutMs: 'number',
+  stalledResponseTimeoutMs: 'number',
+  maxConnections: 'number',
+  maxBodyBytes: 'number',
+  maxReadersPerStore: 'number',
 };
 
 function checkType(key: string, v: unknown, source: string): void {
@@ -119,6 +140,22 @@ function validZone(tz: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * The service's transport bounds: timeouts are whole milliseconds of at least 1 (none can be
+ * turned off: each one is what closes a connection an attacker holds open), and the headers must
+ * be due no later than the whole request (Node refuses the server otherwise).
+ */
+function checkServiceBounds(s: Settings): void {
+  const positive = ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'stalledResponseTimeoutMs', 'maxConnections', 'maxBodyBytes'] as const;
+  for (const k of positive) {
+    if (!Number.isInteger(s[k]) || s[k] < 1) throw evioError('SETTINGS_INVALID', `"${k}": ${s[k]} must be a whole number of 1 or more`);
+  }
+  if (!Number.isInteger(s.maxReadersPerStore)) throw evioError('SETTINGS_INVALID', `"maxReadersPerStore": ${s.maxReadersPerStore} must be a whole number (0 = no bound)`);
+  if (s.headersTimeoutMs > s.requestTimeoutMs) {
+    throw evioError('SETTINGS_INVALID', `"headersTimeoutMs" (${s.headersTimeoutMs}) must not exceed "requestTimeoutMs" (${s.requestTimeoutMs}): the headers are part of the request`);
   }
 }
 
@@ -181,6 +218,13 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     authSkewSeconds: (raw.authSkewSeconds as number | undefined) ?? 300,
     replayCapacityPerApp: (raw.replayCapacityPerApp as number | undefined) ?? 100_000,
     allowInsecure: (raw.allowInsecure as boolean | undefined) ?? false,
+    headersTimeoutMs: (raw.headersTimeoutMs as number | undefined) ?? 10_000,
+    requestTimeoutMs: (raw.requestTimeoutMs as number | undefined) ?? 30_000,
+    keepAliveTimeoutMs: (raw.keepAliveTimeoutMs as number | undefined) ?? 5_000,
+    stalledResponseTimeoutMs: (raw.stalledResponseTimeoutMs as number | undefined) ?? 30_000,
+    maxConnections: (raw.maxConnections as number | undefined) ?? 512,
+    maxBodyBytes: (raw.maxBodyBytes as number | undefined) ?? 64 * 1024,
+    maxReadersPerStore: (raw.maxReadersPerStore as number | undefined) ?? 32,
     source: file ? resolve(cwd, file) : null,
     ...opts.overrides,
   };
@@ -191,6 +235,7 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
   if (s.tls) s.tls = { cert: p(s.tls.cert), key: p(s.tls.key) };
   if (!(s.searchBudgetMs >= 1)) throw evioError('SETTINGS_INVALID', `"searchBudgetMs": ${s.searchBudgetMs} must be 1 or more`);
   if (!validZone(s.timezone)) throw evioError('SETTINGS_INVALID', `"timezone": "${s.timezone}" is not an IANA time zone`);
+  checkServiceBounds(s);
   if (s.prefix && !/^(\/[A-Za-z0-9._-]+)+$/.test(s.prefix)) {
     throw evioError('SETTINGS_INVALID', `"prefix": "${s.prefix}" must look like /segment[/segment]`);
   }

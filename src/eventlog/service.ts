@@ -3,6 +3,7 @@
 import type { Engine } from '../engine.js';
 import { evioError } from '../errors.js';
 import { parseEventDelete, parseEventQuery, parseLegacyQuery, type Params } from './query.js';
+import { takeReaderSlot } from './reader-slots.js';
 import { shapeEvent, shapeLegacyEvent, type ReturnedEvent } from './shape.js';
 import { openRequestStore, openStoreByName } from './stores.js';
 import type { AppendResult, DeleteResult, EventFilter, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats, StoredEvent } from './types.js';
@@ -21,7 +22,7 @@ export async function queryEvents(engine: Engine, params: Params, signal?: Abort
   const { store: ref, query } = parseEventQuery(params, tz);
   const store = await openRequestStore(engine, ref);
   const stats: ScanStats = { malformed: 0 };
-  return { store, stats, events: shapeRows(store, query, { signal, stats, summary: !query.verbose }, (row) => shapeEvent(row, query.verbose, tz)) };
+  return { store, stats, events: shapeRows(store, query, { signal, stats, summary: !query.verbose, maxReaders: engine.settings.maxReadersPerStore }, (row) => shapeEvent(row, query.verbose, tz)) };
 }
 
 /** GET /REST/events: the legacy flat-file listing. */
@@ -30,14 +31,20 @@ export async function queryLegacyEvents(engine: Engine, params: Params, signal?:
   const { store: ref, query } = parseLegacyQuery(params, tz);
   const store = await openRequestStore(engine, ref);
   const stats: ScanStats = { malformed: 0 };
-  return { store, stats, events: shapeRows(store, query, { signal, stats, summary: false }, (row) => shapeLegacyEvent(row, tz)) };
+  return { store, stats, events: shapeRows(store, query, { signal, stats, summary: false, maxReaders: engine.settings.maxReadersPerStore }, (row) => shapeLegacyEvent(row, tz)) };
 }
 
-async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: AbortSignal | undefined; stats: ScanStats; summary: boolean }, shape: (r: EventRow) => T): AsyncIterable<T> {
+/** A query's shaped rows; it holds one of the store's reader slots from its first row to its end. */
+async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: AbortSignal | undefined; stats: ScanStats; summary: boolean; maxReaders: number }, shape: (r: EventRow) => T): AsyncIterable<T> {
   if (q.limit === 0) return;
   const o: QueryOptions = { stats: opts.stats, summary: opts.summary };
   if (opts.signal) o.signal = opts.signal;
-  for await (const row of store.query(q, o)) yield shape(row);
+  const release = takeReaderSlot(store, opts.maxReaders);
+  try {
+    for await (const row of store.query(q, o)) yield shape(row);
+  } finally {
+    release();
+  }
 }
 
 /** DELETE /REST/v2.0/events. */

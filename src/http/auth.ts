@@ -156,6 +156,28 @@ export class Authenticator {
     return { appid, app, rateLimit: app.rateLimit ?? DEFAULT_RATE_LIMIT };
   }
 
+  /**
+   * What can be checked before a body is read: appid, timestamp and hmac each given once, an
+   * appid of the keystore, a timestamp inside the skew window. Throws the same AUTH_FAILED as
+   * authenticate(), so a call whose signature cannot be valid is refused without reading its
+   * body. (Unlike authenticate, this answers faster for an unknown appid: appids are names, not
+   * secrets; keys are.)
+   */
+  precheck(query: URLSearchParams, remote: string): void {
+    const appid = single(query, 'appid');
+    const timestamp = single(query, 'timestamp');
+    const refuse = (reason: string): never => {
+      const shown = appid === null ? (query.has('appid') ? '(invalid)' : '(none)') : APPID_RE.test(appid) ? appid : '(invalid)';
+      this.opts.log?.(`auth refused before reading the body: appid ${shown} from ${remote}: ${reason}`);
+      throw evioError('AUTH_FAILED', `invalid authentication for appid ${shown} from ${remote}`);
+    };
+    if (appid === null || timestamp === null || single(query, 'hmac') === null) refuse('appid, timestamp and hmac must each be given once');
+    const ks = this.current();
+    if (!ks) refuse(`keystore unusable: ${this.loadError ?? 'not loaded'}`);
+    if (!findApp(ks!, appid!)) refuse('unknown appid');
+    if (!/^\d{1,12}$/.test(timestamp!) || Math.abs(this.now() - Number(timestamp)) > this.opts.skewSeconds) refuse('timestamp outside the skew window');
+  }
+
   /** Whether the authenticated app may call `route`; throws HTTP_ROUTE_FORBIDDEN. */
   authorize(who: AuthenticatedApp, route: Route): void {
     if (who.app.readOnly && route.writes) {

@@ -16,11 +16,13 @@ import { RateLimiter } from './rate-limit.js';
 import { allRoutes } from './routes.js';
 import { AUTH_PARAMS } from './signing.js';
 import { queryFromSearch } from './query-params.js';
+import type { ConnectionCap } from './connection-cap.js';
+import { createNodeServer, type NodeServer } from './node-server.js';
+import { guardStall } from './stall-guard.js';
 import { iterableBody } from './stream-body.js';
 import { checkListenPolicy, loadTls } from './transport.js';
 import type { ApiResponse, Route } from './types.js';
 
-export const BODY_LIMIT = 1024 * 1024;
 /** Bounds on the query string, checked before any work (the handlers bound values further). */
 export const MAX_PARAMS = 64;
 export const MAX_PARAM_NAME = 64;
@@ -34,7 +36,6 @@ export interface ServerOptions {
   log?: (line: string) => void;
   /** Unix seconds, for the timestamp check (tests). */
   now?: () => number;
-  bodyLimit?: number;
 }
 
 /** Raw body bytes per request: the signature covers them exactly as sent. */
@@ -58,8 +59,10 @@ function contentDisposition(filename: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
-function sendResponse(reply: FastifyReply, res: ApiResponse): FastifyReply {
+/** Sends an answer; a streamed one is cut when its client stops reading (`onStall`). */
+function sendResponse(reply: FastifyReply, res: ApiResponse, stalledMs: number, onStall: () => void): FastifyReply {
   reply.code(res.http);
+  if (res.kind !== 'json') guardStall(reply.raw, stalledMs, onStall);
   switch (res.kind) {
     case 'json':
       return reply.type('application/json; charset=utf-8').send(res.body);
@@ -73,11 +76,11 @@ function sendResponse(reply: FastifyReply, res: ApiResponse): FastifyReply {
 }
 
 /** fastify's own refusals as registry codes. */
-function frameworkError(err: FastifyError | Error): EvioError {
+function frameworkError(err: FastifyError | Error, bodyLimit: number): EvioError {
   const code = (err as FastifyError).code;
   switch (code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return evioError('HTTP_BODY_TOO_LARGE', `the request body is larger than ${BODY_LIMIT} bytes`);
+      return evioError('HTTP_BODY_TOO_LARGE', `the request body is larger than ${bodyLimit} bytes`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return evioError('HTTP_UNSUPPORTED_MEDIA_TYPE', 'the request body must be application/json');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -99,14 +102,25 @@ function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   }
   const e = err.code === 'HPE_HEADER_OVERFLOW'
     ? evioError('HTTP_HEADERS_TOO_LARGE', 'the request line or headers are too large')
-    : evioError('HTTP_BAD_REQUEST', 'the HTTP request is malformed');
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? evioError('HTTP_REQUEST_TIMEOUT', 'the request did not arrive in time (headersTimeoutMs / requestTimeoutMs)')
+      : evioError('HTTP_BAD_REQUEST', 'the HTTP request is malformed');
   const body = JSON.stringify(e.toBody());
-  socket.end(`HTTP/1.1 ${e.http} ${e.http === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  const reason = e.http === 431 ? 'Request Header Fields Too Large' : e.http === 408 ? 'Request Timeout' : 'Bad Request';
+  socket.end(`HTTP/1.1 ${e.http} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 
 export interface BuiltServer {
   app: FastifyInstance;
   auth: Authenticator;
+  /** The Node server's connection count (tests, metrics). */
+  node: NodeServer;
+}
+
+/** Whether a request announces a body (fastify reads one only then). */
+function hasBody(req: FastifyRequest): boolean {
+  const h = req.headers;
+  return h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0');
 }
 
 /**
@@ -121,21 +135,26 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
   const auth = new Authenticator({ keystorePath: settings.keystore, skewSeconds: settings.authSkewSeconds, replayCapacityPerApp: settings.replayCapacityPerApp, log, ...(opts.now ? { now: opts.now } : {}) });
   auth.load();
   const limiter = new RateLimiter();
-  const bodyLimit = opts.bodyLimit ?? BODY_LIMIT;
+  const bodyLimit = settings.maxBodyBytes;
+  const tls = settings.tls ? loadTls(settings.tls) : null;
+  let node: NodeServer | undefined;
 
   const app = fastify({
-    ...(settings.tls ? { https: loadTls(settings.tls) } : {}),
+    // The Node server with the connection bounds (node-server.ts): timeouts, connection cap.
+    serverFactory: (handler) => {
+      node = createNodeServer(settings, tls, handler);
+      return node.server;
+    },
     logger: false,
     bodyLimit,
     exposeHeadRoutes: false,
     // Closing aborts streams in flight: their queries stop through the abort signal.
     forceCloseConnections: true,
     return503OnClosing: false,
-    requestTimeout: 0,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     clientErrorHandler,
     frameworkErrors(err, _req, reply) {
-      const e = frameworkError(err);
+      const e = frameworkError(err, bodyLimit);
       void (reply as unknown as FastifyReply).code(e.http).send(e.toBody());
     },
   }) as unknown as FastifyInstance;
@@ -156,8 +175,10 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, parseBody(false));
 
   app.setErrorHandler((err: FastifyError, _req, reply) => {
-    const e = frameworkError(err);
+    const e = frameworkError(err, bodyLimit);
     if (e.errorName === 'INTERNAL') log(`internal error: ${err.stack ?? err.message}`);
+    // The rest of a refused body is not read: the connection ends with the answer.
+    if (e.errorName === 'HTTP_BODY_TOO_LARGE') reply.header('connection', 'close');
     void reply.code(e.http).type('application/json; charset=utf-8').send(e.toBody());
   });
 
@@ -185,8 +206,27 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
       app.route({
         method: route.method,
         url,
+        onRequest: refuseHopelessBody,
         handler: (request, reply) => serveRoute(route, apiPath, request, reply),
       });
+    }
+  }
+
+  /**
+   * Runs before a body is read: a call whose signature cannot be valid (a missing or repeated
+   * appid/timestamp/hmac, an unknown appid, a stale timestamp) is refused with 8119 and its
+   * connection closed, without reading the body. Calls without a body go straight to the full
+   * check, which costs the same time whatever is wrong.
+   */
+  async function refuseHopelessBody(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (!hasBody(request)) return;
+    const rawUrl = request.raw.url ?? request.url;
+    const q = rawUrl.indexOf('?');
+    try {
+      auth.precheck(new URLSearchParams(q < 0 ? '' : rawUrl.slice(q + 1)), request.ip);
+    } catch (err) {
+      const e = toEvioError(err);
+      await reply.code(e.http).header('connection', 'close').type('application/json; charset=utf-8').send(e.toBody());
     }
   }
 
@@ -216,12 +256,18 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
     } catch (err) {
       const e = toEvioError(err);
       if (e.errorName === 'INTERNAL') log(`internal error on ${route.method} ${apiPath}: ${(err as Error).stack ?? e.message}`);
+      if (e.errorName === 'STORE_READERS_BUSY') reply.header('retry-after', 1);
       res = errorResponse(e);
     }
-    return sendResponse(reply, res);
+    const stalledMs = settings.stalledResponseTimeoutMs;
+    return sendResponse(reply, res, stalledMs, () => {
+      const e = evioError('HTTP_RESPONSE_STALLED', `${route.method} ${apiPath} from ${remote}: the client read nothing for ${stalledMs} ms; the connection was closed`);
+      log(e.message);
+    });
   }
 
-  return { app, auth };
+  if (!node) throw new Error('fastify did not create the server'); // serverFactory runs in fastify()
+  return { app, auth, node };
 }
 
 export interface ListenOptions extends ServerOptions {
@@ -235,6 +281,8 @@ export interface RunningServer {
   /** Base URL, e.g. http://127.0.0.1:24351 (the bound port when 0 was asked for). */
   url: string;
   port: number;
+  /** Open and refused connections (maxConnections). */
+  connections: ConnectionCap;
   close(): Promise<void>;
 }
 
@@ -244,7 +292,7 @@ export async function startServer(engine: Engine, opts: ListenOptions = {}): Pro
   const host = opts.host ?? s.host;
   const port = opts.port ?? s.port;
   await checkListenPolicy(host, s.tls, opts.allowInsecure ?? s.allowInsecure);
-  const { app } = await buildServer(engine, opts);
+  const { app, node } = await buildServer(engine, opts);
   try {
     await app.listen({ host, port });
   } catch (err) {
@@ -258,6 +306,7 @@ export async function startServer(engine: Engine, opts: ListenOptions = {}): Pro
     app,
     url: `${s.tls ? 'https' : 'http'}://${urlHost}:${boundPort}`,
     port: boundPort,
+    connections: node.connections,
     close: () => app.close(),
   };
 }

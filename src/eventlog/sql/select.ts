@@ -5,7 +5,8 @@ import { patternValue } from '../filter.js';
 import type { EventQuery, EventRow, PatternField, QueryOptions, ScanStats, StoredEvent } from '../types.js';
 import { isStoredEvent } from '../record.js';
 import type { SqlProfile } from './profile.js';
-import { statement, type SqlStatement } from './statement.js';
+import { statement, type KeysetBatches, type SqlStatement } from './statement.js';
+import type { SqlParams } from '../sql-wildcard.js';
 import { compileFilter, exitColumns, orderColumn } from './where.js';
 
 /** Columns whose NULLs need an explicit place in the order (the others are NOT NULL). */
@@ -47,24 +48,63 @@ export function buildSelect(q: EventQuery, p: SqlProfile, summary = false): Sele
   let residual: PatternField[] = [];
   let memoryPaging: SelectPlan['memoryPaging'] = null;
   let maxRows: number | undefined;
-  const stmt = statement(p, (params) => {
-    const exit = exitColumns(q.dump);
+  const exit = exitColumns(q.dump);
+  const fields = summary ? `${SUMMARY_COLUMNS.join(', ')}, ${readDouble(p, 'time')} AS time` : 'record';
+  const sortColumn = q.order === 'recnum' ? null : orderColumn(q.order, q.dump);
+  /** SELECT ... WHERE filter [AND more] ORDER BY ...; `more` binds after the filter, as it is written. */
+  const select = (params: SqlParams, more: (params: SqlParams) => string[] = () => []): string => {
     const filter = compileFilter(q, p, params);
     residual = filter.residual;
-    const fields = summary ? `${SUMMARY_COLUMNS.join(', ')}, ${readDouble(p, 'time')} AS time` : 'record';
-    let sql = `SELECT recnum, ${fields}, ${exit.exitstatus} AS x_exitstatus, ${readDouble(p, exit.exittime)} AS x_exittime FROM ${p.events} WHERE ${filter.where} ${orderBy(q, p)}`;
+    const key = sortColumn === null ? '' : `, ${sortColumn} AS ${ORDER_KEY}`;
+    const where = [filter.where, ...more(params)].join(' AND ');
+    return `SELECT recnum, ${fields}, ${exit.exitstatus} AS x_exitstatus, ${readDouble(p, exit.exittime)} AS x_exittime${key} FROM ${p.events} WHERE ${where} ${orderBy(q, p)}`;
+  };
+  const page = (params: SqlParams, rows: number, skip: number): string =>
+    p.paging === 'limit-offset' ? ` LIMIT ${params.bind(rows)} OFFSET ${params.bind(skip)}` : ` OFFSET ${params.bind(skip)} ROWS FETCH NEXT ${params.bind(rows)} ROWS ONLY`;
+  const stmt = statement(p, (params) => {
+    let sql = select(params);
     if (residual.length > 0 || p.paging === 'memory') {
       memoryPaging = { skip: q.skip, limit: q.limit };
-    } else if (p.paging === 'limit-offset') {
-      sql += ` LIMIT ${params.bind(q.limit)} OFFSET ${params.bind(q.skip)}`;
-      maxRows = q.limit;
     } else {
-      sql += ` OFFSET ${params.bind(q.skip)} ROWS FETCH NEXT ${params.bind(q.limit)} ROWS ONLY`;
+      sql += page(params, q.limit, q.skip);
       maxRows = q.limit;
     }
     return sql;
   });
-  return maxRows === undefined ? { ...stmt, residual, memoryPaging } : { ...stmt, maxRows, residual, memoryPaging };
+  const sqlSkip = memoryPaging === null ? q.skip : 0;
+  // Without a paging syntax a batch cannot be bounded in SQL: such a DBMS streams one statement.
+  const batches: KeysetBatches | undefined = p.paging === 'memory' ? undefined : {
+    ceiling: statement(p, () => `SELECT COALESCE(MAX(recnum), 0) AS last FROM ${p.events}`),
+    next: (after, rows, ceiling) => statement(p, (params) =>
+      select(params, (b) => [`recnum <= ${b.bind(ceiling)}`, ...(after ? [keysetAfter(after, sortColumn, q.direction, b)] : [])]) + page(params, rows, after ? 0 : sqlSkip)),
+  };
+  const plan: SelectPlan = { ...stmt, residual, memoryPaging };
+  if (maxRows !== undefined) plan.maxRows = maxRows;
+  if (batches) plan.batches = batches;
+  return plan;
+}
+
+/** The column a batch's last row carries its sort value in (when the order is not recnum). */
+const ORDER_KEY = 'k_order';
+
+/**
+ * The rows that come after `last` in the order of orderBy(): by recnum, or by the sort column
+ * with ties by recnum ascending, NULL being the smallest value (first ascending, last descending).
+ */
+function keysetAfter(last: RawRow, sortColumn: string | null, direction: EventQuery['direction'], params: SqlParams): string {
+  const recnum = field(last, 'recnum');
+  if (sortColumn === null) return direction === 'desc' ? `recnum < ${params.bind(recnum)}` : `recnum > ${params.bind(recnum)}`;
+  const c = sortColumn;
+  const v = field(last, ORDER_KEY);
+  if (v === null || v === undefined) {
+    return direction === 'desc'
+      ? `(${c} IS NULL AND recnum > ${params.bind(recnum)})`
+      : `((${c} IS NULL AND recnum > ${params.bind(recnum)}) OR ${c} IS NOT NULL)`;
+  }
+  // Written as a range on the sort column first, so its (column, recnum) index bounds the batch.
+  return direction === 'desc'
+    ? `((${c} <= ${params.bind(v)} AND (${c} < ${params.bind(v)} OR recnum > ${params.bind(recnum)})) OR ${c} IS NULL)`
+    : `(${c} >= ${params.bind(v)} AND (${c} > ${params.bind(v)} OR recnum > ${params.bind(recnum)}))`;
 }
 
 /** One result row as the drivers return it (some DBMSes upper-case unquoted names). */

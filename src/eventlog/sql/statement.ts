@@ -7,6 +7,20 @@ export interface SqlStatement {
   params: unknown[];
   /** The most rows the statement can answer (its LIMIT), when SQL bounds them. */
   maxRows?: number;
+  /** The same answer as statements of bounded batches (select.ts), for drivers that read that way. */
+  batches?: KeysetBatches;
+}
+
+/**
+ * An answer read as a series of short statements, each resuming after the last row of the one
+ * before (keyset paging) instead of one statement stepped while the consumer is slow: nothing
+ * stays open between batches (SQLite: no read transaction pins the WAL; no connection is held).
+ */
+export interface KeysetBatches {
+  /** The highest recnum now: batches answer only records up to it, as one statement would. */
+  readonly ceiling: SqlStatement;
+  /** The next at most `rows` rows after `after` (a row of the previous batch; null: the first batch). */
+  next(after: Record<string, unknown> | null, rows: number, ceiling: number): SqlStatement;
 }
 
 /** Builds SQL text and its parameters together, so placeholders and values cannot drift apart. */

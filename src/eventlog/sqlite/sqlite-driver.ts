@@ -1,6 +1,9 @@
 // better-sqlite3 behind the SqlDriver contract. One writer connection (WAL mode, a busy timeout,
-// one transaction at a time) and a few read-only connections for streamed queries: a stepping
-// statement keeps its connection busy, and WAL lets readers run beside the writer.
+// one transaction at a time) and a few read-only connections for queries; WAL lets readers run
+// beside the writer. A streamed answer is read in short keyset batches, each a statement run to
+// its end on a reader taken for that batch only: a client that reads slowly (or not at all) holds
+// no statement, no read transaction and no connection between batches, so it neither pins the
+// WAL (checkpoints go on) nor keeps a connection and its page cache.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -8,7 +11,7 @@ import Database from 'better-sqlite3';
 import type { SqlDriver, SqlSession } from '../sql/driver.js';
 import { sqlProfile, type SqlProfile } from '../sql/profile.js';
 import type { RawRow } from '../sql/select.js';
-import type { SqlStatement } from '../sql/statement.js';
+import type { KeysetBatches, SqlStatement } from '../sql/statement.js';
 import { SerialLock } from './serial-lock.js';
 import { sqliteError } from './sqlite-errors.js';
 import { StatementCache } from './statement-cache.js';
@@ -138,6 +141,37 @@ export class SqliteDriver implements SqlDriver {
     }
   }
 
+  /** Runs a statement to its end on a reader taken for it alone. */
+  private readAll(s: SqlStatement): RawRow[] {
+    const c = this.acquireReader();
+    let healthy = false;
+    try {
+      const rows = c.cache.get(s.sql).all(...s.params) as RawRow[];
+      healthy = true;
+      return rows;
+    } catch (err) {
+      throw sqliteError(err, this.opts.storeName);
+    } finally {
+      this.releaseReader(c, healthy);
+    }
+  }
+
+  private async *streamBatches(s: SqlStatement, batches: KeysetBatches, signal?: AbortSignal): AsyncGenerator<RawRow> {
+    const ceiling = Number(this.readAll(batches.ceiling)[0]?.last ?? 0);
+    let left = s.maxRows ?? Number.POSITIVE_INFINITY;
+    let after: RawRow | null = null;
+    while (left > 0) {
+      const rows = Math.min(this.opts.streamBatch, left);
+      const batch = this.readAll(batches.next(after, rows, ceiling));
+      for (const r of batch) yield r;
+      left -= batch.length;
+      if (batch.length < rows) return;
+      after = batch[batch.length - 1]!;
+      signal?.throwIfAborted();
+      await nextTurn(); // stepping is synchronous: let the event loop breathe between batches
+    }
+  }
+
   async *stream(s: SqlStatement, signal?: AbortSignal): AsyncGenerator<RawRow> {
     if (this.inMemory) {
       // The only connection is the writer: read the answer at once, between transactions.
@@ -145,26 +179,20 @@ export class SqliteDriver implements SqlDriver {
       for (const r of rows) yield r;
       return;
     }
-    const c = this.acquireReader();
     if (s.maxRows !== undefined && s.maxRows <= this.opts.streamBatch) {
-      // A page no larger than one batch: all() steps it without an iterator round trip per row
-      // (the same rows the loop below would take in its first and only batch).
-      let rows: RawRow[];
-      let healthy = false;
-      try {
-        rows = c.cache.get(s.sql).all(...s.params) as RawRow[];
-        healthy = true;
-      } catch (err) {
-        throw sqliteError(err, this.opts.storeName);
-      } finally {
-        this.releaseReader(c, healthy);
-      }
-      for (const r of rows) {
+      // A page no larger than one batch: one all(), without an iterator round trip per row.
+      for (const r of this.readAll(s)) {
         yield r;
         signal?.throwIfAborted();
       }
       return;
     }
+    if (s.batches) {
+      yield* this.streamBatches(s, s.batches, signal);
+      return;
+    }
+    // A dialect without a paging syntax (tests of other DBMS families): one stepped statement.
+    const c = this.acquireReader();
     let it: IterableIterator<unknown> | undefined;
     try {
       try {
