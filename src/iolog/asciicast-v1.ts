@@ -22,12 +22,16 @@ export type V1Item =
 /** The data is not asciicast v1 (bad JSON, not one object, a header member out of bounds). */
 export class NotAsciicastV1 extends Error {}
 
+/** A pass without members keeps keys up to this length (it only looks for "stdout"). */
+const KEY_KEPT_WITHOUT_MEMBERS = 64;
+
 type State = 'start' | 'members' | 'key' | 'value' | 'frames' | 'end';
 
 export class V1Parser {
   private readonly tok = tokenizer({ jsonStreaming: false, streamValues: true });
   private state: State = 'start';
   private keyPieces: string[] = [];
+  private keyChars = 0;
   private key = '';
   private asm: ValueAssembler | null = null;
   /** The value being assembled is a frame (else a member's value). */
@@ -67,6 +71,7 @@ export class V1Parser {
       case 'members':
         if (t.name === 'startKey') {
           this.keyPieces = [];
+          this.keyChars = 0;
           this.state = 'key';
         } else if (t.name === 'endObject') {
           this.state = 'end';
@@ -75,9 +80,11 @@ export class V1Parser {
       case 'key':
         if (t.name === 'stringChunk') {
           this.countHeader(t.value.length);
-          this.keyPieces.push(t.value);
+          this.keyChars += t.value.length;
+          // Without members only "stdout" matters: a longer key is not kept.
+          if (this.members || this.keyChars <= KEY_KEPT_WITHOUT_MEMBERS) this.keyPieces.push(t.value);
         } else if (t.name === 'endKey') {
-          this.key = this.keyPieces.join('');
+          this.key = this.members || this.keyChars <= KEY_KEPT_WITHOUT_MEMBERS ? this.keyPieces.join('') : '';
           this.keyPieces = [];
           this.state = 'value';
         }
@@ -87,7 +94,7 @@ export class V1Parser {
           this.state = 'frames';
           return;
         }
-        // A member; `stdout` that is not an array is dropped, as the frames' key never is a variable.
+        // A member (a `stdout` that is not an array is followed and dropped: it is never a variable).
         this.startValue(false, this.members && this.key !== 'stdout');
         if (this.asm!.push(t)) this.valueDone();
         return;
