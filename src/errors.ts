@@ -144,6 +144,7 @@ export const ERRORS = {
   ROTATE_NOT_FLATFILE: def(1709, 400, 'Rotation was asked for a store that is not a flat file', 'Rotate a flat-file event log (a path or ff:PATH); databases are not rotated.'),
   ROTATE_UNFINISHED: def(1710, 409, 'An interrupted rotation left files that evio cannot reconcile on its own', 'The message names the files: compare them, keep the right one and remove the .rotating journal.'),
   PURGE_IOLOG_FAILED: def(1711, 500, 'An I/O log the purge had to delete could not be removed, so no record was deleted', 'The message names the path and the system error; fix it (permissions, mount) and run the purge again: it finishes the job.'),
+  IMPORT_BAD_EVENT: def(1712, 422, 'An event of the source is not a JSON object or nests deeper than 64 levels; it was skipped and the import went on', 'Nothing to do for the other events: the report counts such events (skipped.badEvents) and names the first one (firstBadEvent: line and byte offset); fix or drop it in the source if it matters.'),
 
   // ---- 8119: authentication (code fixed by the REST spec)
   AUTH_FAILED: def(8119, 401, 'Invalid authentication', 'Sign the call with a known appid and its key (docs/auth.md); check the clock.'),

@@ -40,7 +40,9 @@ function summary(r: ImportReport): string {
   if (r.alreadyPresent) s += `; ${r.alreadyPresent} already present`;
   if (r.skipped.alerts) s += `; ${r.skipped.alerts} alerts skipped`;
   if (r.skipped.badLines) s += `; ${r.skipped.badLines} bad lines skipped`;
+  if (r.skipped.badEvents) s += `; ${r.skipped.badEvents} bad events skipped`;
   if (r.unjoinedExits) s += `; ${r.unjoinedExits} exits without their accept`;
+  if (r.firstBadEvent) s += `\n${r.firstBadEvent.reason}`;
   if (r.stop) s += `\nstopped at byte ${r.stop.offset} (line ${r.stop.line}): ${r.stop.reason}`;
   return s;
 }

@@ -2,6 +2,7 @@
 // accepts what another would refuse.
 import { evioError } from '../errors.js';
 import { setOwn } from '../own-property.js';
+import { JSON_MAX_DEPTH, valueTooDeep } from '../json-depth.js';
 import type { EType, NewEvent, StoredEvent } from './types.js';
 
 const ETYPE_SET = new Set<string>(['A', 'R', 'K', 'F']);
@@ -28,6 +29,8 @@ export function normalizeNewEvent(ev: NewEvent, index = 0): NewEvent {
   if (ev.runargv !== undefined && (!Array.isArray(ev.runargv) || ev.runargv.some((a) => typeof a !== 'string'))) {
     throw evioError('STORE_BAD_RECORD', `${where}: runargv must be an array of strings`);
   }
+  // Stored, it could not be written (JSON.stringify recurses) nor served verbose: refused here.
+  if (valueTooDeep(ev, JSON_MAX_DEPTH)) throw evioError('STORE_BAD_RECORD', `${where} nests objects or arrays deeper than ${JSON_MAX_DEPTH} levels`);
   // Canonical key order: recnum, uniqueid, etype, time first (the flat-file prefilter and
   // readers of the file rely on nothing else, but a stable order keeps files diffable).
   const { recnum, uniqueid, etype, time, ...rest } = ev;

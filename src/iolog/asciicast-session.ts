@@ -1,12 +1,14 @@
 // asciicast files (asciinema): v2 (NDJSON, header line then `[time, code, data]` with absolute
 // times), v3 (header with a `term` object, interval times, `#` comment lines, `x` exit events)
-// and v1 (one JSON object with `stdout: [[delay, data], ...]`, read whole up to a bound).
+// and v1 (one JSON object with `stdout: [[delay, data], ...]`, streamed: asciicast-v1.ts).
 // Data bytes are the UTF-8 of the event strings: `o` is ttyout, `i` is ttyin; `r` "COLSxROWS"
 // is a window change (columns first, the opposite of sudo's timing file).
 import { stat } from 'node:fs/promises';
 import { ERRORS, evioError } from '../errors.js';
+import { JSON_MAX_DEPTH, jsonTextTooDeep } from '../json-depth.js';
+import { NotAsciicastV1, readV1, type V1Item } from './asciicast-v1.js';
 import { decodedChunks } from './decoded-file.js';
-import { CAST_LINE_MAX, CAST_V1_MAX_BYTES, INFO_MAX_BYTES, MAX_PIECE } from './limits.js';
+import { CAST_LINE_MAX, INFO_MAX_BYTES, MAX_PIECE } from './limits.js';
 import { LineSplitter } from './line-splitter.js';
 import type { SessionInfo, Variables } from './log-info.js';
 import { checkAborted, onceWarner, type EventOptions, type IologSession, type ScanResult, type SessionEvent } from './session.js';
@@ -17,6 +19,8 @@ type CastVersion = 1 | 2 | 3;
 interface Header {
   version: CastVersion;
   variables: Variables;
+  /** v1: the pass that read the header (it may follow the frames) also counted the frames. */
+  scan?: ScanResult;
 }
 
 /** A parsed event line: time in integer ns (absolute for v2, interval for v3). */
@@ -59,12 +63,17 @@ export class AsciicastSession implements IologSession {
 
   constructor(readonly path: string) {}
 
-  /** Lines of the file (comments and empty lines dropped), the header first. */
-  private async *lines(signal?: AbortSignal): AsyncGenerator<string> {
-    const decoded = await decodedChunks(this.path, (msg) => this.warn('gzip', `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${msg}`));
+  private readonly onGzipError = (msg: string) => this.warn('gzip', `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${msg}`);
+
+  /**
+   * Lines of the file (comments and empty lines dropped), the header first, with their line
+   * numbers; a line longer than CAST_LINE_MAX comes as null.
+   */
+  private async *lines(signal?: AbortSignal): AsyncGenerator<[string | null, number]> {
+    const decoded = await decodedChunks(this.path, this.onGzipError);
     if (!decoded) throw evioError('NOT_FOUND', `${this.path} does not exist`);
     const splitter = new LineSplitter(CAST_LINE_MAX, 'utf8');
-    const batch: string[] = [];
+    const batch: Array<[string | null, number]> = [];
     let lineNo = 0;
     for await (const chunk of decoded.chunks) {
       checkAborted(signal);
@@ -72,30 +81,36 @@ export class AsciicastSession implements IologSession {
       splitter.push(chunk, (line) => {
         lineNo++;
         if (line === null) {
-          this.warn(`long-${lineNo}`, `${ERRORS.IOLOG_BAD_TIMING.code} ${this.path}: line ${lineNo} is longer than ${CAST_LINE_MAX} bytes; skipped`);
+          batch.push([null, lineNo]);
           return true;
         }
         const l = line.endsWith('\r') ? line.slice(0, -1) : line;
         if (l.trim() === '' || l.startsWith('#')) return true;
-        batch.push(l);
+        batch.push([l, lineNo]);
         return true;
       });
       yield* batch;
     }
   }
 
-  private readHeader(): Promise<Header> {
+  private readHeader(signal?: AbortSignal): Promise<Header> {
     this.header ??= (async () => {
-      const it = this.lines();
+      const it = this.lines(signal);
       const first = await it.next();
       await it.return(undefined);
+      const line = first.done ? null : first.value[0];
+      let why = 'the first line is not an asciicast v2/v3 header';
       let v: Variables | null = null;
-      if (!first.done && first.value.length <= INFO_MAX_BYTES) {
-        try {
-          const parsed: unknown = JSON.parse(first.value);
-          if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) v = parsed as Variables;
-        } catch {
-          v = null;
+      if (line !== null && line.length <= INFO_MAX_BYTES) {
+        // Such a header could not be passed on from a worker nor serialised (json-depth.ts).
+        if (jsonTextTooDeep(line)) why = `the first line nests deeper than ${JSON_MAX_DEPTH} levels`;
+        else {
+          try {
+            const parsed: unknown = JSON.parse(line);
+            if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) v = parsed as Variables;
+          } catch {
+            v = null;
+          }
         }
       }
       if (v) {
@@ -103,35 +118,40 @@ export class AsciicastSession implements IologSession {
         if (version === 2 || version === 3) return { version, variables: v };
       }
       // v1: the whole file is one (usually pretty-printed) object.
-      const whole = await this.readV1();
-      if (whole) {
-        const { stdout: _frames, ...rest } = whole;
-        return { version: 1 as const, variables: rest };
+      try {
+        return await this.readV1Header(signal);
+      } catch (err) {
+        if (!(err instanceof NotAsciicastV1)) throw err;
+        throw evioError('IOLOG_BAD_ASCIICAST', `${this.path}: ${why}, and the file is not asciicast v1 (${err.message})`);
       }
-      throw evioError('IOLOG_BAD_ASCIICAST', `${this.path}: the first line is not an asciicast v2/v3 header and the file is not asciicast v1`);
     })();
     return this.header;
   }
 
-  private async readV1(): Promise<Variables | null> {
-    const st = await stat(this.path);
-    if (st.size > CAST_V1_MAX_BYTES) return null;
-    const parts: Buffer[] = [];
-    const decoded = await decodedChunks(this.path, () => undefined);
-    if (!decoded) return null;
-    let total = 0;
-    for await (const c of decoded.chunks) {
-      total += c.length;
-      if (total > CAST_V1_MAX_BYTES) return null;
-      parts.push(c);
+  /** One pass over a v1 file: every member but `stdout`, and the frames counted. */
+  private async readV1Header(signal?: AbortSignal): Promise<Header> {
+    const variables: Variables = {};
+    let bytes = 0;
+    let records = 0;
+    for await (const batch of readV1(this.path, { members: true, signal, onGzipError: this.onGzipError })) {
+      for (const item of batch) {
+        if (item.kind === 'frame') {
+          records++;
+          bytes += Buffer.byteLength(item.data, 'utf8');
+        } else if (item.kind === 'member') {
+          // As JSON.parse: the last of repeated keys wins, "__proto__" is an own property.
+          Object.defineProperty(variables, item.key, { value: item.value, enumerable: true, writable: true, configurable: true });
+        } else {
+          this.badFrame(item);
+        }
+      }
     }
-    try {
-      const v: unknown = JSON.parse(Buffer.concat(parts).toString('utf8'));
-      if (v && typeof v === 'object' && !Array.isArray(v) && (v as Variables).version === 1) return v as Variables;
-    } catch {
-      return null;
-    }
-    return null;
+    if (variables.version !== 1) throw new NotAsciicastV1('it has no "version": 1');
+    return { version: 1, variables, scan: { bytes, records } };
+  }
+
+  private badFrame(item: Extract<V1Item, { kind: 'bad-frame' }>): void {
+    this.warn('bad-frame', `${ERRORS.IOLOG_BAD_TIMING.code} ${this.path}: stdout entry ${item.index + 1} ${item.why}; such entries are skipped`);
   }
 
   async variables(): Promise<Variables> {
@@ -168,25 +188,20 @@ export class AsciicastSession implements IologSession {
 
   /** Events of the file as (absolute ns, code, data), whatever the version. */
   private async *castEvents(signal?: AbortSignal): AsyncGenerator<CastEvent> {
-    const { version } = await this.readHeader();
+    const { version } = await this.readHeader(signal);
     if (version === 1) {
-      const whole = await this.readV1();
-      const frames = whole && Array.isArray(whole.stdout) ? whole.stdout : [];
-      let ns = 0;
-      for (const f of frames as unknown[]) {
-        if (!Array.isArray(f) || typeof f[0] !== 'number' || !(f[0] >= 0) || typeof f[1] !== 'string') continue;
-        ns += Math.round(f[0] * 1e9);
-        yield { ns, code: 'o', data: f[1] };
-      }
+      yield* this.v1Events(signal);
       return;
     }
     let first = true;
-    let lineNo = 0;
     let abs = 0;
-    for await (const line of this.lines(signal)) {
-      lineNo++;
+    for await (const [line, lineNo] of this.lines(signal)) {
       if (first) {
         first = false; // the header
+        continue;
+      }
+      if (line === null) {
+        this.warn(`long-${lineNo}`, `${ERRORS.IOLOG_BAD_TIMING.code} ${this.path}: line ${lineNo} is longer than ${CAST_LINE_MAX} bytes; skipped`);
         continue;
       }
       const ev = parseCastEventLine(line);
@@ -200,7 +215,30 @@ export class AsciicastSession implements IologSession {
     }
   }
 
+  /** v1 frames as output events; the header members are followed, not built. */
+  private async *v1Events(signal?: AbortSignal): AsyncGenerator<CastEvent> {
+    let ns = 0;
+    try {
+      for await (const batch of readV1(this.path, { members: false, signal, onGzipError: this.onGzipError })) {
+        for (const item of batch) {
+          if (item.kind === 'frame') {
+            ns += item.delayNs;
+            yield { ns, code: 'o', data: item.data };
+          } else if (item.kind === 'bad-frame') {
+            this.badFrame(item);
+          }
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof NotAsciicastV1)) throw err;
+      // The header pass read it whole: the file changed since. Keep what was read.
+      this.warn('v1-changed', `${ERRORS.IOLOG_BAD_TIMING.code} ${this.path}: ${err.message}; read up to there`);
+    }
+  }
+
   async scan(signal?: AbortSignal): Promise<ScanResult> {
+    const header = await this.readHeader(signal);
+    if (header.scan) return header.scan;
     let bytes = 0;
     let records = 0;
     for await (const ev of this.castEvents(signal)) {

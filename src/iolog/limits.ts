@@ -15,10 +15,8 @@ export const STREAM_READ_AHEAD = 64 * 1024;
 export const TIMING_LINE_MAX = 2048;
 /** log.json / legacy log / asciicast header larger than this are refused. */
 export const INFO_MAX_BYTES = 16 * 1024 * 1024;
-/** One asciicast event line. */
+/** One asciicast event line (v1: the characters of one frame). v1 files are streamed: no size bound. */
 export const CAST_LINE_MAX = 16 * 1024 * 1024;
-/** An asciicast v1 file is one JSON object, read whole. */
-export const CAST_V1_MAX_BYTES = 64 * 1024 * 1024;
 
 /** Search: length of the regular expression. */
 export const REGEX_MAX_LENGTH = 1024;

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { evioError } from '../errors.js';
+import { JSON_MAX_DEPTH, jsonTextTooDeep } from '../json-depth.js';
 import { openNoFollow } from './decoded-file.js';
 import { INFO_MAX_BYTES } from './limits.js';
 
@@ -45,14 +46,20 @@ export async function readSmallFile(path: string): Promise<Buffer | null> {
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 
-/** log.json text to variables; null when it is not one JSON object. */
-export function parseLogJson(bytes: Uint8Array): Variables | null {
+/**
+ * log.json text to variables, or why it gives none: not one JSON object, or nested deeper than
+ * JSON_MAX_DEPTH (such variables could not be passed on from a worker nor serialised).
+ */
+export function parseLogJson(bytes: Uint8Array): Variables | string {
+  const text = utf8.decode(bytes);
+  if (jsonTextTooDeep(text)) return `log.json nests deeper than ${JSON_MAX_DEPTH} levels`;
   try {
-    const v: unknown = JSON.parse(utf8.decode(bytes));
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Variables) : null;
+    const v: unknown = JSON.parse(text);
+    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Variables;
   } catch {
-    return null;
+    // not JSON: said below
   }
+  return 'log.json is not a JSON object';
 }
 
 /**
@@ -87,16 +94,18 @@ export interface LoadedVariables {
 /** log.json if it parses, else `log`; throws IOLOG_BAD_INFO when neither does. */
 export async function readSudoVariables(dir: string): Promise<LoadedVariables> {
   const json = await readSmallFile(join(dir, 'log.json'));
+  let jsonProblem = 'no log.json';
   if (json) {
     const v = parseLogJson(json);
-    if (v) return { source: 'log.json', variables: v };
+    if (typeof v !== 'string') return { source: 'log.json', variables: v };
+    jsonProblem = v;
   }
   const legacy = await readSmallFile(join(dir, 'log'));
   if (legacy) {
     const v = parseLegacyLog(legacy);
     if (v) return { source: 'log', variables: v };
   }
-  throw evioError('IOLOG_BAD_INFO', `${dir}: ${json ? 'log.json is not valid JSON' : 'no log.json'} and ${legacy ? 'log is not valid' : 'no log file'}`);
+  throw evioError('IOLOG_BAD_INFO', `${dir}: ${jsonProblem} and ${legacy ? 'log is not valid' : 'no log file'}`);
 }
 
 function str(v: unknown): string {

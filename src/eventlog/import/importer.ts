@@ -24,7 +24,7 @@ import { SudoTextMapper } from './map-text.js';
 import { sha1Hex } from './record-fields.js';
 import { emptyJsonReport, readSudoJson, type SudoJsonReport } from './sudo-json-reader.js';
 import { emptyTextReport, readSudoText, type SudoTextReport } from './sudo-text-reader.js';
-import { defaultMapContext, type AlertPolicy, type ImportFormat, type ImportRecord, type MapContext, type MappedEvent, type ReadStop } from './types.js';
+import { defaultMapContext, type AlertPolicy, type BadEvent, type ImportFormat, type ImportRecord, type MapContext, type MappedEvent, type ReadStop } from './types.js';
 
 export interface ImportProgress {
   phase: 'scan' | 'import';
@@ -84,6 +84,8 @@ export interface ImportReport {
   stop: ReadStop | null;
   /** A line that was skipped as not a valid event (compact and syslog framings), the first one. */
   firstBadLine: ReadStop | null;
+  /** An event skipped as not an object or nested too deep (skipped.badEvents), the first one. */
+  firstBadEvent: BadEvent | null;
   unterminated: boolean;
 }
 
@@ -93,7 +95,7 @@ function emptyImported(): Record<EType, number> {
 
 interface SourceRun {
   events: AsyncIterable<MappedEvent>;
-  finish(): { framing: string | null; endOffset: number; stop: ReadStop | null; badLines: number; otherLines: number; badEvents: number; firstBadLine: ReadStop | null; unterminated: boolean };
+  finish(): { framing: string | null; endOffset: number; stop: ReadStop | null; badLines: number; otherLines: number; badEvents: number; firstBadLine: ReadStop | null; firstBadEvent: BadEvent | null; unterminated: boolean };
 }
 
 function openRun(opts: ImportOptions, ctx: MapContext, limit: number, onBytes: (b: number) => void): SourceRun {
@@ -122,6 +124,7 @@ function openRun(opts: ImportOptions, ctx: MapContext, limit: number, onBytes: (
       otherLines: report.otherLines,
       badEvents: 0,
       firstBadLine: null,
+      firstBadEvent: null,
       unterminated: false,
     }),
   };
@@ -166,6 +169,7 @@ async function runImport(opts: ImportOptions): Promise<ImportReport> {
     lastRecnum: null,
     stop: null,
     firstBadLine: null,
+    firstBadEvent: null,
     unterminated: false,
   };
   const progress: ImportProgress = { phase: 'scan', bytes: 0, totalBytes: size, events: 0, imported: 0, present: 0 };
@@ -202,6 +206,7 @@ async function runImport(opts: ImportOptions): Promise<ImportReport> {
     endOffset: scanned.endOffset,
     stop: scanned.stop,
     firstBadLine: scanned.firstBadLine,
+    firstBadEvent: scanned.firstBadEvent,
     unterminated: scanned.unterminated,
   });
   report.skipped.badLines = scanned.badLines;

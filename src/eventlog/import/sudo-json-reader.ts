@@ -5,10 +5,11 @@
 // - syslog: `... sudo: @cee:{"sudo":{"accept":{...}}}` lines among other syslog lines.
 // The framing is detected from the first non-empty line. Events are tied to the lines they came
 // from, so a truncated or damaged file reports the byte offset and line where reading stopped.
-import { evioError } from '../../errors.js';
-import { MemberWalker, tokenizer } from './json-tokens.js';
+import { ERRORS, evioError } from '../../errors.js';
+import { JSON_MAX_DEPTH } from '../../json-depth.js';
+import { MemberWalker, TOO_DEEP, tokenizer } from './json-tokens.js';
 import { readLineBatches, type LineSourceOptions, type SourceLine } from './line-source.js';
-import type { ReadStop, SourcePosition } from './types.js';
+import type { BadEvent, ReadStop, SourcePosition } from './types.js';
 
 export type JsonFraming = 'pretty' | 'compact' | 'cee';
 
@@ -29,14 +30,15 @@ export interface SudoJsonReport {
   firstBadLine: ReadStop | null;
   /** Syslog framing: lines without `@cee:` (other programs, other sudo messages). */
   otherLines: number;
-  /** Members whose value is not an object. */
+  /** Members whose value is not an object, or nests deeper than JSON_MAX_DEPTH (skipped). */
   badEvents: number;
+  firstBadEvent: BadEvent | null;
   /** Pretty framing: the top-level object was never closed (sudo still writing, or a crash between events). */
   unterminated: boolean;
 }
 
 export function emptyJsonReport(): SudoJsonReport {
-  return { framing: null, endOffset: 0, stop: null, badLines: 0, firstBadLine: null, otherLines: 0, badEvents: 0, unterminated: false };
+  return { framing: null, endOffset: 0, stop: null, badLines: 0, firstBadLine: null, otherLines: 0, badEvents: 0, firstBadEvent: null, unterminated: false };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -102,12 +104,17 @@ async function* prepend(first: SourceLine[], rest: AsyncIterator<SourceLine[]>):
   for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
 }
 
+/** A member as an event; null (counted, the first one described) when its value is not one. */
 function toEvent(kind: string, value: unknown, pos: SourcePosition, report: SudoJsonReport): SudoJsonEvent | null {
-  if (!isObject(value)) {
-    report.badEvents++;
-    return null;
+  if (isObject(value)) return { kind, body: value, ...pos };
+  report.badEvents++;
+  if (report.firstBadEvent === null) {
+    // A too-deep value was never built (json-stream.ts): storing it would overflow the stack.
+    const why = value === TOO_DEEP ? `nests deeper than ${JSON_MAX_DEPTH} levels` : 'is not a JSON object';
+    const code = ERRORS.IMPORT_BAD_EVENT.code;
+    report.firstBadEvent = { offset: pos.start, line: pos.line, code, reason: `${code} the "${kind}" event at line ${pos.line} (byte ${pos.start}) ${why}; it was skipped` };
   }
-  return { kind, body: value, ...pos };
+  return null;
 }
 
 /** The pretty framing: one streaming tokenizer over the whole file. */

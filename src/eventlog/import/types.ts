@@ -25,6 +25,16 @@ export interface ReadStop {
   truncated: boolean;
 }
 
+/** The first event skipped as bad, with the code that says why. */
+export interface BadEvent {
+  /** Byte offset of the event's first line. */
+  offset: number;
+  line: number;
+  code: number;
+  /** Starts with the code. */
+  reason: string;
+}
+
 export type ImportFormat = 'sudo-json' | 'sudo-text';
 export const IMPORT_FORMATS: readonly ImportFormat[] = ['sudo-json', 'sudo-text'];
 

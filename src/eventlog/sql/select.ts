@@ -1,6 +1,7 @@
 // The SELECT that answers an EventQuery, and what is finished in memory around it: pattern
 // filters the dialect cannot express and, then (or on a DBMS without a paging syntax), the
 // skip/limit paging, applied while the rows stream by in the order SQL already gave them.
+import { jsonTextTooDeep } from '../../json-depth.js';
 import { patternValue } from '../filter.js';
 import type { EventQuery, EventRow, PatternField, QueryOptions, ScanStats, StoredEvent } from '../types.js';
 import { isStoredEvent } from '../record.js';
@@ -152,10 +153,13 @@ function decodeSummaryRow(raw: RawRow): EventRow | null {
 /** A result row as an EventRow; null when its record is not valid JSON of an event (counted). */
 export function decodeRow(raw: RawRow): EventRow | null {
   if (!('record' in raw) && !('RECORD' in raw)) return decodeSummaryRow(raw);
-  const text = field(raw, 'record');
+  const stored = field(raw, 'record');
+  const text = typeof stored === 'string' ? stored : String(stored);
+  // A record nested too deep (not stored by evio: appends refuse it) counts as malformed.
+  if (jsonTextTooDeep(text)) return null;
   let rec: unknown;
   try {
-    rec = JSON.parse(typeof text === 'string' ? text : String(text));
+    rec = JSON.parse(text);
   } catch {
     return null;
   }
