@@ -7,8 +7,8 @@ export { Engine } from './engine.js';
 // Event logs: model, query, stores.
 export type { EType, StoredEvent, NewEvent, EventRow, EventQuery, EventFilter, EventStore, AppendResult, DeleteResult, OrderField, PatternField, QueryOptions } from './eventlog/types.js';
 export { parseEventQuery, parseEventDelete, parseLegacyQuery, DEFAULT_LIMIT, DEFAULT_VERBOSE_LIMIT, type StoreRef, type Params } from './eventlog/query.js';
-export { compileWildcard, type Wildcard } from './eventlog/wildcard.js';
-export { wildcardSql, SqlParams, type SqlDialect } from './eventlog/sql-wildcard.js';
+export { compileWildcard, type Wildcard } from './common/wildcard.js';
+export { wildcardSql, SqlParams, type SqlDialect } from './common/sql-wildcard.js';
 export { shapeEvent, shapeLegacyEvent, type ReturnedEvent } from './eventlog/shape.js';
 export { formatEpoch, parseQueryDate } from './eventlog/time.js';
 export { MemoryStore } from './eventlog/memory-store.js';
@@ -17,9 +17,11 @@ export { SqliteStore, type SqliteStoreOptions } from './eventlog/sqlite/index.js
 export { PostgresStore, type PostgresStoreOptions } from './eventlog/postgres/index.js';
 export { OdbcStore, type OdbcStoreOptions } from './eventlog/odbc/index.js';
 export { openStore, openStoreByName, openRequestStore, parseStoreName, type StoreSpec } from './eventlog/stores.js';
-export { queryEvents, queryLegacyEvents, deleteEvents, copyEvents, dumpQuery, eventDestinations, type CopyProgress } from './eventlog/service.js';
+export { queryEvents, queryLegacyEvents, deleteEvents, appendEvents, copyEvents, eventDestinations, type CopyProgress } from './app/events.js';
+export { dumpQuery } from './eventlog/query.js';
+export { copyStore } from './eventlog/copy.js';
 export { generateEvents } from './eventlog/generate.js';
 
 // The front door both the service and `evio call` use.
-export { dispatch, matchRoute } from './http/dispatch.js';
-export type { ApiRequest, ApiResponse, Route } from './http/types.js';
+export { dispatch, matchRoute } from './app/router.js';
+export type { ApiRequest, ApiResponse, Route } from './app/types.js';

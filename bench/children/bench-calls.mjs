@@ -9,7 +9,7 @@
 // Prints {count, samples, mean, p50, p99, min, max, maxRssKB} (milliseconds) as one JSON line.
 import { Bench } from 'tinybench';
 import { Engine, loadSettings, dispatch, openStoreByName, parseEventQuery, parseStoreName, shapeEvent } from '../../dist/index.js';
-import { iologList } from '../../dist/iolog/service.js';
+import { iologList } from '../../dist/app/iolog.js';
 
 const [kind, config, ...rest] = process.argv.slice(2);
 const engine = new Engine(loadSettings(config && config !== '-' ? { config } : { env: {} }));

@@ -60,7 +60,7 @@ export async function run(ctx) {
   } catch {
     throw new NotAvailable('autocannon is not installed (npm ci installs it: devDependency)');
   }
-  const { signRequest } = await import('../../dist/http/signing.js');
+  const { signRequest } = await import('../../dist/signing.js');
   const ev = await ctx.data.events();
   /** @type {import('../lib/report.js').Section} */
   const section = { id, title, setup: [], rows: [], notes: [] };

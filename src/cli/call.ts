@@ -1,8 +1,8 @@
 // `evio call METHOD 'PATH?QUERY' [--data JSON]`: one request through the same handlers as the
 // service, in-process: no signature, but the same settings, roots and validation.
-import { dispatch } from '../http/dispatch.js';
-import { queryFromSearch } from '../http/query-params.js';
-import type { ApiResponse } from '../http/types.js';
+import { dispatch } from '../app/router.js';
+import { queryFromSearch } from '../app/query-params.js';
+import type { ApiResponse } from '../app/types.js';
 import { usageError, type CliCommand, type CliIo } from './io.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
 
@@ -23,14 +23,9 @@ export async function writeResponse(res: ApiResponse, out: CliIo['out']): Promis
     return typeof res.body.status === 'number' ? res.body.status : 0;
   }
   if (res.kind === 'json-stream') {
-    let last = '';
-    for await (const chunk of res.chunks) {
-      await write(chunk);
-      last = chunk;
-    }
+    for await (const chunk of res.chunks) await write(chunk);
     await write('\n');
-    const m = /"status":(\d+)(?:,"error":"(?:[^"\\]|\\.)*")?}$/.exec(last);
-    return m ? Number(m[1]) : 1000;
+    return res.status();
   }
   for await (const chunk of res.stream) await write(chunk as Buffer);
   return 0;
@@ -41,7 +36,7 @@ export const callCommand: CliCommand = {
   summary: 'run one REST request in-process (no signature) and print the JSON',
   async run(argv, io) {
     if (wantsHelp(argv, HELP, io.out)) return 0;
-    const f = parseFlags(argv);
+    const f = parseFlags(argv, { command: 'call', values: ['data'], positionals: 2 });
     const [method, target] = f.positionals;
     if (!method || !target) throw usageError(`call needs METHOD and PATH\n\n${HELP}`);
     const url = new URL(target, 'http://local');

@@ -4,12 +4,11 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { dispatch } from '../http/dispatch.js';
-import { copyEvents } from '../eventlog/service.js';
-import { openStore } from '../eventlog/stores.js';
+import { dispatch } from '../app/router.js';
+import { copyEvents } from '../app/events.js';
 import { generateCommand } from './generate.js';
 import { runGenerateSessions } from './generate-sessions.js';
-import { queryFromSearch } from '../http/query-params.js';
+import { queryFromSearch } from '../app/query-params.js';
 import { writeResponse } from './call.js';
 import { intFlag, parseFlags, wantsHelp } from './flags.js';
 import { progress, progressDone, type CliCommand } from './io.js';
@@ -27,7 +26,7 @@ export const demoCommand: CliCommand = {
   summary: 'fill the default data folder and answer sample queries (flat file + SQLite)',
   async run(argv, io) {
     if (wantsHelp(argv, HELP, io.out)) return 0;
-    const f = parseFlags(argv);
+    const f = parseFlags(argv, { command: 'demo', values: ['count'] });
     const engine = io.engine();
     const s = engine.settings;
     await mkdir(s.home, { recursive: true });
@@ -35,9 +34,7 @@ export const demoCommand: CliCommand = {
     if (!existsSync(s.eventlog)) {
       await generateCommand.run(['events', '--count', String(count), '--seed', '1', '--out', s.eventlog], io);
     }
-    const ff = await openStore(engine, { kind: 'ff', path: s.eventlog });
-    const db = await openStore(engine, { kind: 'sqlite', path: s.eventdb });
-    const copied = await copyEvents(ff, db, { signal: io.signal, onProgress: (p) => progress(io, `SQLite: ${p.written} new records`) });
+    const copied = await copyEvents(engine, { from: `ff:${s.eventlog}`, to: `db:${s.eventdb}`, signal: io.signal, onProgress: (p) => progress(io, `SQLite: ${p.written} new records`) });
     progressDone(io);
     io.err.write(`flat file ${s.eventlog} -> SQLite ${s.eventdb}: ${copied.written} new, ${copied.skipped} already there\n`);
     const iologRoot = s.iologdirs[0]!;

@@ -1,9 +1,8 @@
 // `evio events export`: every record a query matches, as NDJSON, CSV or JSON, to a file or stdout.
-import { exportText, exportToFile, exportToStream, type ExportCount } from '../eventlog/export/exporter.js';
-import { parseExportFormat } from '../eventlog/export/formats.js';
-import { parseEventQuery, type Params } from '../eventlog/query.js';
-import { openStore, parseStoreName, type StoreSpec } from '../eventlog/stores.js';
-import { formatBytes } from '../jobs/units.js';
+import { exportEvents } from '../app/events-export.js';
+import { EVENT_QUERY_PARAM_NAMES } from '../app/routes/events.js';
+import { formatBytes } from '../common/units.js';
+import { restFlags } from './events.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliIo } from './io.js';
 
@@ -22,31 +21,17 @@ Examples:
   evio events export ff:evio-data/events.ndjson --from 2026/01/01 --to 2026/01/31 --format csv --out jan.csv
   evio events export db:evio-data/events.sqlite --etype R --verbose 1 --format json > rejects.json`;
 
-function storeParams(spec: StoreSpec): Params {
-  return spec.kind === 'ff' ? { format: 'ff', file: spec.path } : spec.kind === 'odbc' ? { format: 'odbc', dsn: spec.dsn } : { format: 'db' };
-}
-
 export async function runEventsExport(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, EXPORT_HELP, io.out)) return 0;
-  const f = parseFlags(argv);
+  const f = parseFlags(argv, restFlags('events export', EVENT_QUERY_PARAM_NAMES, { values: ['out'], short: { o: 'out' } }));
   const name = f.positionals[0];
   if (!name) throw usageError(`events export needs a STORE\n\n${EXPORT_HELP}`);
-  const format = parseExportFormat(strFlag(f, 'format'));
-  const out = strFlag(f, 'out');
-  const engine = io.engine();
-  const tz = engine.settings.timezone;
-  const spec = parseStoreName(engine, name);
-  const { format: _f, out: _o, ...filters } = f.flags;
-  const { query } = parseEventQuery({ ...filters, ...storeParams(spec) }, tz);
-  // Export is for everything: the query's default page size does not apply.
-  if (filters.limit === undefined) query.limit = Number.MAX_SAFE_INTEGER;
-  const store = await openStore(engine, spec);
-  const count: ExportCount = { records: 0 };
+  const { format, out, ...filters } = f.flags;
+  if (Array.isArray(format) || Array.isArray(out)) throw usageError('--format and --out are given once');
   const started = Date.now();
-  const pieces = exportText(store, query, { format, timezone: tz, signal: io.signal, onProgress: (n) => progress(io, `exported ${n} records`) }, count);
-  const bytes = out ? await exportToFile(out, pieces) : await exportToStream(io.out, pieces);
+  const res = await exportEvents(io.engine(), { store: name, params: filters, format, out, stream: io.out, signal: io.signal, onProgress: (n) => progress(io, `exported ${n} records`) });
   progressDone(io);
-  const malformed = store.kind === 'ff' && store.stats.malformed ? `; ${store.stats.malformed} malformed lines skipped` : '';
-  io.err.write(`exported ${count.records} records (${formatBytes(bytes)}, ${format}) from ${store.name}${out ? ` to ${out}` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s${malformed}\n`);
+  const malformed = res.malformed ? `; ${res.malformed} malformed lines skipped` : '';
+  io.err.write(`exported ${res.records} records (${formatBytes(res.bytes)}, ${res.format}) from ${res.store}${out ? ` to ${out}` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s${malformed}\n`);
   return 0;
 }

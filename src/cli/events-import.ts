@@ -1,10 +1,7 @@
 // `evio events import`: a sudo event log (JSON or text) into an event store, idempotently.
 import { evioError } from '../errors.js';
-import { importSudoLog, type ImportReport } from '../eventlog/import/importer.js';
-import { IMPORT_FORMATS, type AlertPolicy, type ImportFormat } from '../eventlog/import/types.js';
-import { openStore, parseStoreName } from '../eventlog/stores.js';
-import { jobsDir } from '../jobs/job-files.js';
-import { formatBytes } from '../jobs/units.js';
+import { importEvents, type ImportReport } from '../app/events-import.js';
+import { formatBytes } from '../common/units.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliIo } from './io.js';
 
@@ -49,31 +46,22 @@ function summary(r: ImportReport): string {
 
 export async function runEventsImport(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, IMPORT_HELP, io.out)) return 0;
-  const f = parseFlags(argv);
+  const f = parseFlags(argv, { command: 'events import', values: ['from', 'to', 'alerts', 'timezone', 'year', 'host', 'iolog-dir', 'batch'], positionals: 1 });
   const format = strFlag(f, 'from');
   const file = f.positionals[0];
   if (!format || !file) throw usageError(`events import needs --from FORMAT and a FILE\n\n${IMPORT_HELP}`);
-  if (!(IMPORT_FORMATS as readonly string[]).includes(format)) throw evioError('IMPORT_UNKNOWN_FORMAT', `--from ${format} is not one of ${IMPORT_FORMATS.join(', ')}`);
-  const alerts = strFlag(f, 'alerts') ?? 'skip';
-  if (alerts !== 'skip' && alerts !== 'reject') throw usageError('--alerts takes skip or reject');
   const yearFlag = strFlag(f, 'year');
   if (yearFlag !== undefined && !/^\d{4}$/.test(yearFlag)) throw usageError('--year takes a four-digit year');
-  const engine = io.engine();
-  const s = engine.settings;
-  const storeName = strFlag(f, 'to') ?? `ff:${s.eventlog}`;
-  const store = await openStore(engine, parseStoreName(engine, storeName));
-  const report = await importSudoLog({
-    format: format as ImportFormat,
+  const report = await importEvents(io.engine(), {
+    format,
     file,
-    store,
-    timezone: strFlag(f, 'timezone') ?? s.timezone,
-    host: strFlag(f, 'host') ?? null,
-    year: yearFlag === undefined ? null : Number(yearFlag),
-    iologDir: strFlag(f, 'iolog-dir') ?? null,
-    alerts: alerts as AlertPolicy,
-    batchSize: Math.max(1, intFlag(f, 'batch', 2000)),
-    lockDir: jobsDir(s.home),
-    lockTimeoutMs: s.lockTimeoutMs,
+    to: strFlag(f, 'to'),
+    alerts: strFlag(f, 'alerts'),
+    timezone: strFlag(f, 'timezone'),
+    host: strFlag(f, 'host'),
+    year: yearFlag === undefined ? undefined : Number(yearFlag),
+    iologDir: strFlag(f, 'iolog-dir'),
+    batchSize: intFlag(f, 'batch', 2000),
     signal: io.signal,
     onProgress: (p) =>
       progress(io, p.phase === 'scan' ? `scanning ${formatBytes(p.bytes)} of ${formatBytes(p.totalBytes)}: ${p.events} events` : `importing: ${p.imported} added, ${p.present} already present (${formatBytes(p.bytes)} of ${formatBytes(p.totalBytes)})`),

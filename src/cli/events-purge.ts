@@ -1,11 +1,10 @@
 // `evio events purge`: delete matching records and, with --iologs, the I/O logs they reference.
 import { createInterface } from 'node:readline/promises';
 import { evioError } from '../errors.js';
-import { parseQueryDate } from '../eventlog/time.js';
-import type { Params } from '../eventlog/query.js';
-import { openStore, parseStoreName, type StoreSpec } from '../eventlog/stores.js';
-import { purgeEvents, type PurgeOptions, type PurgeReport, type SessionOutcome } from '../jobs/purge.js';
-import { formatBytes, parseDuration } from '../jobs/units.js';
+import { purgeEvents, purgeTarget, type PurgeOptions, type PurgeReport, type SessionOutcome } from '../app/events-purge.js';
+import { EVENT_DELETE_PARAM_NAMES } from '../app/routes/events.js';
+import { formatBytes } from '../common/units.js';
+import { restFlags } from './events.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliIo } from './io.js';
 
@@ -27,10 +26,6 @@ first, then records; an interrupted purge is finished by the next purge of the s
 Examples:
   evio events purge ff:evio-data/events.ndjson --older-than 90d --iologs --dry-run
   evio events purge db:evio-data/events.sqlite --older-than 365d --iologs --yes`;
-
-function storeParams(spec: StoreSpec): Params {
-  return spec.kind === 'ff' ? { format: 'ff', file: spec.path } : spec.kind === 'odbc' ? { format: 'odbc', dsn: spec.dsn } : { format: 'db' };
-}
 
 export function purgeSummary(r: PurgeReport): string {
   const verb = r.dryRun ? 'would delete' : 'deleted';
@@ -66,23 +61,12 @@ async function confirm(io: CliIo, question: string): Promise<boolean> {
 
 export async function runEventsPurge(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, PURGE_HELP, io.out)) return 0;
-  const f = parseFlags(argv, ['iologs', 'dry-run', 'yes', 'list']);
+  const f = parseFlags(argv, restFlags('events purge', EVENT_DELETE_PARAM_NAMES, { values: ['older-than', 'batch'], switches: ['iologs', 'dry-run', 'yes', 'list'] }));
   const name = f.positionals[0];
   if (!name) throw usageError(`events purge needs a STORE\n\n${PURGE_HELP}`);
   const engine = io.engine();
-  const tz = engine.settings.timezone;
-  const spec = parseStoreName(engine, name);
-  const { 'older-than': olderThan, batch: _batch, ...filters } = f.flags;
-  const params: Params = { ...filters, ...storeParams(spec) };
-  if (olderThan !== undefined) {
-    if (Array.isArray(olderThan)) throw usageError('--older-than is given more than once');
-    // An absolute cut-off, so that the journal of an interrupted run means the same thing later.
-    let cutoff = Math.floor(Date.now() / 1000) - parseDuration(olderThan);
-    const to = strFlag(f, 'to');
-    if (to !== undefined && to !== '') cutoff = Math.min(cutoff, parseQueryDate(to, tz, 'to', true));
-    params.to = String(cutoff);
-  }
-  const store = await openStore(engine, spec);
+  const { 'older-than': _age, batch: _batch, ...filters } = f.flags;
+  const { store, params } = await purgeTarget(engine, name, filters, strFlag(f, 'older-than'));
   const dryRun = f.bools.has('dry-run');
   const list = dryRun || f.bools.has('list');
   const base: PurgeOptions = {

@@ -1,8 +1,6 @@
 // `evio events rotate`: close a flat-file event log under its lock and start a new one.
-import { resolve } from 'node:path';
-import { evioError } from '../errors.js';
-import { listRotated, rotateFlatFile } from '../jobs/rotate.js';
-import { formatBytes, parseSize } from '../jobs/units.js';
+import { listRotatedEvents, rotateEvents } from '../app/events-rotate.js';
+import { formatBytes } from '../common/units.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
 import { usageError, type CliIo } from './io.js';
 
@@ -22,18 +20,15 @@ Examples:
 
 export async function runEventsRotate(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, ROTATE_HELP, io.out)) return 0;
-  const f = parseFlags(argv, ['list']);
-  const s = io.settings();
+  const f = parseFlags(argv, { command: 'events rotate', values: ['max-size'], switches: ['list'], positionals: 1 });
   const named = f.positionals[0];
-  if (named !== undefined && /^(db|pg|odbc):/.test(named)) throw evioError('ROTATE_NOT_FLATFILE', `${named} is not a flat file; only flat-file event logs are rotated`);
-  const path = resolve(named === undefined ? s.eventlog : named.replace(/^ff:/, ''));
+  const engine = io.engine();
   if (f.bools.has('list')) {
-    for (const r of await listRotated(path)) io.out.write(`${r.path}\t${r.size}\n`);
+    for (const r of await listRotatedEvents(engine, named)) io.out.write(`${r.path}\t${r.size}\n`);
     return 0;
   }
-  const max = strFlag(f, 'max-size');
-  if (f.positionals.length > 1) throw usageError(`events rotate takes one FILE\n\n${ROTATE_HELP}`);
-  const res = await rotateFlatFile({ path, maxSize: max === undefined ? null : parseSize(max), lockTimeoutMs: s.lockTimeoutMs, signal: io.signal });
+  const res = await rotateEvents(engine, { file: named, maxSize: strFlag(f, 'max-size'), signal: io.signal });
+  const path = res.path;
   io.out.write(`${JSON.stringify({ status: 0, ...res })}\n`);
   if (res.recovered) io.err.write(`${res.recovered}\n`);
   io.err.write(res.rotated ? `rotated ${path} (${formatBytes(res.size)}) to ${res.rotatedTo}; numbering continues after recnum ${res.carriedRecnum}\n` : `not rotated: ${res.reason}\n`);

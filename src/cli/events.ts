@@ -3,12 +3,9 @@
 import { createInterface } from 'node:readline';
 import { createReadStream } from 'node:fs';
 import { evioError } from '../errors.js';
-import { parseEventDelete, parseEventQuery, type Params } from '../eventlog/query.js';
-import { copyEvents } from '../eventlog/service.js';
-import { shapeEvent } from '../eventlog/shape.js';
-import { openStore, parseStoreName, type StoreSpec } from '../eventlog/stores.js';
-import type { NewEvent } from '../eventlog/types.js';
-import { parseFlags, strFlag, wantsHelp, type ParsedFlags } from './flags.js';
+import { appendEvents, copyEvents, deleteEvents, queryEvents, type NewEvent } from '../app/events.js';
+import { EVENT_DELETE_PARAM_NAMES, EVENT_FLAG_PARAMS, EVENT_QUERY_PARAM_NAMES } from '../app/routes/events.js';
+import { parseFlags, strFlag, wantsHelp, type FlagSpec } from './flags.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
 
 const HELP = `Usage: evio events SUBCOMMAND ...
@@ -31,12 +28,17 @@ Examples:
   evio events copy --from ff:evio-data/events.ndjson --to db:evio-data/events.sqlite
   evio events delete db:evio-data/events.sqlite --to 2026/01/31`;
 
-function formatOf(spec: StoreSpec): Params {
-  return spec.kind === 'ff' ? { format: 'ff', file: spec.path } : spec.kind === 'odbc' ? { format: 'odbc', dsn: spec.dsn } : { format: 'db' };
-}
-
-function paramsOf(f: ParsedFlags, spec: StoreSpec): Params {
-  return { ...f.flags, ...formatOf(spec) };
+/** The flags of a command whose flags are the REST parameters of its call. */
+export function restFlags(command: string, params: readonly string[], extra: Partial<FlagSpec> = {}): FlagSpec {
+  const switches = EVENT_FLAG_PARAMS.filter((p) => params.includes(p));
+  return {
+    command,
+    values: [...params.filter((p) => !switches.includes(p) && !['format', 'file', 'dsn'].includes(p)), ...(extra.values ?? [])],
+    paramSwitches: switches,
+    switches: extra.switches ?? [],
+    short: { n: 'limit', ...extra.short },
+    positionals: extra.positionals ?? 1,
+  };
 }
 
 /**
@@ -84,19 +86,16 @@ export const eventsCommand: CliCommand = {
     if (job) return job(rest, io);
     if (wantsHelp(rest, HELP, io.out)) return 0;
     const engine = io.engine();
-    const tz = engine.settings.timezone;
     switch (sub) {
       case 'query': {
-        const f = parseFlags(rest);
+        const f = parseFlags(rest, restFlags('events query', EVENT_QUERY_PARAM_NAMES));
         const name = f.positionals[0];
         if (!name) throw usageError('events query needs a STORE');
-        const spec = parseStoreName(engine, name);
-        const { query } = parseEventQuery(paramsOf(f, spec), tz);
-        const store = await openStore(engine, spec);
+        const { store, events } = await queryEvents(engine, f.flags, { signal: io.signal, store: name });
         let n = 0;
         let buf = '';
-        for await (const row of store.query(query, { signal: io.signal, summary: !query.verbose })) {
-          buf += `${JSON.stringify(shapeEvent(row, query.verbose, tz))}\n`;
+        for await (const ev of events) {
+          buf += `${JSON.stringify(ev)}\n`;
           if (++n % 1000 === 0) {
             if (!io.out.write(buf)) await new Promise((r) => io.out.once('drain', r));
             buf = '';
@@ -107,38 +106,34 @@ export const eventsCommand: CliCommand = {
         return 0;
       }
       case 'append': {
-        const f = parseFlags(rest);
+        const f = parseFlags(rest, { command: 'events append', positionals: 2 });
         const [name, file] = f.positionals;
         if (!name) throw usageError('events append needs a STORE');
-        const store = await openStore(engine, parseStoreName(engine, name));
-        const res = await store.append(readNdjson(io, file), { signal: io.signal });
+        const res = await appendEvents(engine, name, readNdjson(io, file), { signal: io.signal });
         io.err.write(`appended ${res.count} records${res.first !== null ? ` (recnum ${res.first}-${res.last})` : ''}${res.skipped ? `, ${res.skipped} already present` : ''}\n`);
         return 0;
       }
       case 'copy': {
-        const f = parseFlags(rest);
+        const f = parseFlags(rest, { command: 'events copy', values: ['from', 'to'] });
         const from = strFlag(f, 'from');
         const to = strFlag(f, 'to');
         if (!from || !to) throw usageError('events copy needs --from STORE and --to STORE');
-        const src = await openStore(engine, parseStoreName(engine, from));
-        const dst = await openStore(engine, parseStoreName(engine, to));
         const started = Date.now();
-        const p = await copyEvents(src, dst, {
+        const p = await copyEvents(engine, {
+          from,
+          to,
           signal: io.signal,
           onProgress: (q) => progress(io, `copied ${q.written} of ${q.read} read (${q.skipped} already present)`),
         });
         progressDone(io);
-        io.err.write(`copied ${p.written} records from ${src.name} to ${dst.name} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${p.skipped} were already present\n`);
+        io.err.write(`copied ${p.written} records from ${p.from} to ${p.to} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${p.skipped} were already present\n`);
         return 0;
       }
       case 'delete': {
-        const f = parseFlags(rest);
+        const f = parseFlags(rest, restFlags('events delete', EVENT_DELETE_PARAM_NAMES));
         const name = f.positionals[0];
         if (!name) throw usageError('events delete needs a STORE');
-        const spec = parseStoreName(engine, name);
-        const { filter } = parseEventDelete(paramsOf(f, spec), tz);
-        const store = await openStore(engine, spec);
-        const res = await store.delete(filter, { signal: io.signal });
+        const res = await deleteEvents(engine, f.flags, { signal: io.signal, store: name });
         io.out.write(`${JSON.stringify({ status: 0, deleted: res.deleted })}\n`);
         return 0;
       }

@@ -1,8 +1,5 @@
 // `evio generate events|sessions`: deterministic synthetic data of any size.
-import { createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
-import { generateEvents } from '../eventlog/generate.js';
+import { generateEventLog } from '../app/generate.js';
 import { runGenerateSessions } from './generate-sessions.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliCommand } from './io.js';
@@ -31,33 +28,14 @@ export const generateCommand: CliCommand = {
       return runGenerateSessions(rest, io);
     }
     if (what !== 'events') throw usageError(`generate takes events or sessions, not "${what}"`);
-    const f = parseFlags(rest);
+    const f = parseFlags(rest, { command: 'generate events', values: ['count', 'seed', 'start', 'out'], short: { o: 'out', n: 'count' } });
     const count = intFlag(f, 'count', -1);
     const out = strFlag(f, 'out');
     if (count < 0 || !out) throw usageError(`generate events needs --count N and --out PATH\n\n${HELP}`);
-    const seed = intFlag(f, 'seed', 1);
-    const startFlag = strFlag(f, 'start');
-    const path = resolve(out);
-    await mkdir(dirname(path), { recursive: true });
-    const ws = createWriteStream(path);
-    const opts = startFlag !== undefined ? { count, seed, start: Number(startFlag) } : { count, seed };
-    let buf = '';
-    let n = 0;
-    for (const rec of generateEvents(opts)) {
-      buf += `${JSON.stringify(rec)}\n`;
-      if (++n % 2000 === 0) {
-        if (!ws.write(buf)) await new Promise<void>((r) => ws.once('drain', () => r()));
-        buf = '';
-        if (n % 100_000 === 0) progress(io, `generated ${n} of ${count} events`);
-        if (io.signal.aborted) break;
-      }
-    }
-    await new Promise<void>((res, rej) => {
-      ws.once('error', rej);
-      ws.end(buf, () => res());
-    });
+    const start = strFlag(f, 'start');
+    const res = await generateEventLog({ count, seed: intFlag(f, 'seed', 1), start: start === undefined ? undefined : intFlag(f, 'start', 0), out, signal: io.signal, onProgress: (n) => progress(io, `generated ${n} of ${count} events`) });
     progressDone(io);
-    io.err.write(`wrote ${n} events to ${path}\n`);
+    io.err.write(`wrote ${res.events} events to ${res.path}\n`);
     return 0;
   },
 };

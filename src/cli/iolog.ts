@@ -16,7 +16,8 @@ import {
   iologVariables,
   matchingPaths,
   SearchAnswer,
-} from '../iolog/service.js';
+} from '../app/iolog.js';
+import { parseFlags, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
 import { runReplay, runScreen } from './replay.js';
 
@@ -159,34 +160,12 @@ Example:
   evio iolog index && evio iolog list --runuser root --len 10
 `;
 
-/** Flags and positionals to the parameter record the engine functions read. */
-function toParams(sub: Sub, argv: readonly string[]): Params {
-  const params: Params = {};
-  const pos: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') {
-      pos.push(...argv.slice(i + 1));
-      break;
-    }
-    if (!a.startsWith('--')) {
-      pos.push(a);
-      continue;
-    }
-    const eq = a.indexOf('=');
-    const name = a.slice(2, eq < 0 ? undefined : eq);
-    if (sub.bools?.includes(name)) {
-      params[name] = '1';
-      continue;
-    }
-    if (!sub.flags.includes(name)) throw usageError(`unknown option --${name} (usage: ${sub.usage})`);
-    const v = eq >= 0 ? a.slice(eq + 1) : argv[++i];
-    if (v === undefined) throw usageError(`--${name} needs a value`);
-    if (params[name] !== undefined) throw usageError(`--${name} is given more than once`);
-    params[name] = v;
-  }
-  if (pos.length !== sub.positionals.length) throw usageError(`expected ${sub.positionals.length} argument(s) (usage: ${sub.usage})`);
-  sub.positionals.forEach((p, i) => (params[p] = pos[i]));
+/** Flags and positionals to the parameter record the use case reads (the REST parameters). */
+function toParams(name: string, sub: Sub, argv: readonly string[]): Params {
+  const f = parseFlags(argv, { command: `iolog ${name}`, values: sub.flags, paramSwitches: sub.bools ?? [], short: { o: 'out' }, positionals: sub.positionals.length });
+  if (f.positionals.length !== sub.positionals.length) throw usageError(`expected ${sub.positionals.length} argument(s) (usage: ${sub.usage})`);
+  const params: Params = { ...f.flags };
+  sub.positionals.forEach((p, i) => (params[p] = f.positionals[i]));
   return params;
 }
 
@@ -204,10 +183,7 @@ export const iologCommand: CliCommand = {
     if (name === 'screen') return runScreen(rest, io);
     const sub = SUBS[name];
     if (!sub) throw usageError(`unknown iolog command "${name}" (use ${Object.keys(SUBS).join(', ')})`);
-    if (rest.includes('--help') || rest.includes('-h')) {
-      io.out.write(subHelp(name));
-      return 0;
-    }
-    return sub.run(toParams(sub, rest), io);
+    if (wantsHelp(rest, subHelp(name), io.out)) return 0;
+    return sub.run(toParams(name, sub, rest), io);
   },
 };

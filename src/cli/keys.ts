@@ -2,7 +2,7 @@
 // when made; `list` shows them only with --show-key. A running server picks changes up on its
 // next call.
 import { evioError } from '../errors.js';
-import { checkAppid, DEFAULT_RATE_LIMIT, findApp, newKey, parseRoutePattern, readKeystoreOrEmpty, writeKeystore, type AppEntry } from '../http/keystore.js';
+import { checkAppid, DEFAULT_RATE_LIMIT, findApp, newKey, parseRoutePattern, readKeystoreOrEmpty, writeKeystore, type AppEntry } from '../keystore.js';
 import { parseFlags, strFlag, wantsHelp, type ParsedFlags } from './flags.js';
 import { usageError, type CliCommand, type CliIo } from './io.js';
 
@@ -58,7 +58,7 @@ export const keysCommand: CliCommand = {
       if (!verb) io.err.write(`${HELP}\n`);
       return verb ? 0 : 2;
     }
-    const f = parseFlags(rest, ['read-only', 'legacy-md5', 'show-key', 'json']);
+    const f = parseFlags(rest, { command: `keys ${verb}`, values: ['keystore', 'route', 'rate-limit'], repeatable: ['route'], switches: ['read-only', 'legacy-md5', 'show-key', 'json'], positionals: 1 });
     const path = keystorePath(f, io);
     switch (verb) {
       case 'add': {

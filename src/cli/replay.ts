@@ -42,8 +42,7 @@ function onePositional(positionals: string[], usage: string): string {
 
 export async function runReplay(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, REPLAY_HELP, io.out)) return 0;
-  const f = parseFlags(argv);
-  for (const name of Object.keys(f.flags)) if (!['term', 'start', 'len'].includes(name)) throw usageError(`unknown option --${name} (see evio iolog replay --help)`);
+  const f = parseFlags(argv, { command: 'iolog replay', values: ['term', 'start', 'len'], positionals: 1 });
   const file = onePositional(f.positionals, 'evio iolog replay FILE');
   const params: Record<string, string> = { file };
   const term = strFlag(f, 'term');
@@ -75,8 +74,7 @@ function atSeconds(v: string | undefined): number {
 
 export async function runScreen(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, SCREEN_HELP, io.out)) return 0;
-  const f = parseFlags(argv);
-  for (const name of Object.keys(f.flags)) if (name !== 'at') throw usageError(`unknown option --${name} (see evio iolog screen --help)`);
+  const f = parseFlags(argv, { command: 'iolog screen', values: ['at'], positionals: 1 });
   const file = onePositional(f.positionals, 'evio iolog screen FILE');
   const at = atSeconds(strFlag(f, 'at'));
   const session = await openSession([...io.settings().iologdirs], file);

@@ -1,8 +1,8 @@
 // `evio rest`: the command-line REST caller of the spec. Signs one call with an app's key and
 // prints the JSON answer as it arrives (large answers are not held in memory).
-import { findApp, readKeystore } from '../http/keystore.js';
-import { sendSigned } from '../http/rest-client.js';
-import type { SignatureScheme } from '../http/signing.js';
+import { findApp, readKeystore } from '../keystore.js';
+import { sendSigned } from '../app/rest-client.js';
+import type { SignatureScheme } from '../signing.js';
 import { evioError } from '../errors.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
 import { usageError, type CliCommand, type CliIo } from './io.js';
@@ -60,7 +60,7 @@ export const restCommand: CliCommand = {
     if (wantsHelp(argv, HELP, io.out)) return 0;
     // -X METHOD as in curl
     const args = argv.map((a) => (a === '-X' ? '--method' : a));
-    const f = parseFlags(args, ['insecure', 'legacy-md5']);
+    const f = parseFlags(args, { command: 'rest', values: ['url', 'appid', 'key', 'keystore', 'method', 'data'], switches: ['insecure', 'legacy-md5'], positionals: 2 });
     let method = strFlag(f, 'method')?.toUpperCase();
     let path: string | undefined;
     const pos = f.positionals;

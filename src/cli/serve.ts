@@ -1,9 +1,9 @@
 // `evio serve`: the REST service. With no settings file it runs on the data folder at
 // 127.0.0.1:24351, creating the folder, the I/O log root and a keystore with one app on first
 // start, and prints a signed example call. Stops cleanly on SIGINT/SIGTERM.
-import { prepareDataFolder } from '../http/first-start.js';
-import { findApp, readKeystore } from '../http/keystore.js';
-import { signedUrl } from '../http/rest-client.js';
+import { prepareDataFolder } from '../app/first-start.js';
+import { findApp, readKeystore } from '../keystore.js';
+import { signedUrl } from '../app/rest-client.js';
 import { startServer } from '../http/server.js';
 import { checkListenPolicy } from '../http/transport.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
@@ -64,7 +64,7 @@ export const serveCommand: CliCommand = {
   summary: 'run the REST service (HTTPS, signed calls, OpenAPI at /docs)',
   async run(argv, io) {
     if (wantsHelp(argv, HELP, io.out)) return 0;
-    const f = parseFlags(argv, ['allow-insecure']);
+    const f = parseFlags(argv, { command: 'serve', values: ['host', 'port'], switches: ['allow-insecure'] });
     const engine = io.engine();
     const s = engine.settings;
     const host = strFlag(f, 'host') ?? s.host;

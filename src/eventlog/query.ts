@@ -4,7 +4,7 @@
 import { evioError } from '../errors.js';
 import { checkDsnName } from './odbc/dsn-name.js';
 import { parseQueryDate } from './time.js';
-import { compileWildcard, type Wildcard } from './wildcard.js';
+import { compileWildcard, type Wildcard } from '../common/wildcard.js';
 import { ORDER_FIELDS, PATTERN_FIELDS, type EType, type EventFilter, type EventQuery, type OrderField, type PatternField } from './types.js';
 
 export type StoreRef =
@@ -212,4 +212,13 @@ export function parseLegacyQuery(params: Params, tz = 'UTC'): ParsedQuery {
   if (flag(params, 'reject', true)) etypes.push('R');
   const base = parseEventQuery({ format: 'ff', file, limit: single(params, 'limit'), start: single(params, 'start'), offset: single(params, 'offset') }, tz);
   return { store: base.store, query: { ...base.query, etypes: etypes.length ? etypes.sort() : ['A'], ...(etypes.length ? {} : { limit: 0 }) } };
+}
+
+/** Every record as stored (dump=1), in recnum order: what copy, export and import read. */
+export function dumpQuery(filter: Partial<EventFilter> = {}): EventQuery {
+  return {
+    etypes: null, from: null, to: null, exitFrom: null, exitTo: null, patterns: {}, recnumMin: null, recnumMax: null,
+    ...filter,
+    dump: true, skip: 0, byteOffset: 0, limit: Number.MAX_SAFE_INTEGER, verbose: true, order: 'recnum', direction: 'asc',
+  };
 }

@@ -1,7 +1,7 @@
 // Naming and opening event stores. Requests name a store by format/file/dsn (StoreRef) and are
 // confined to eventlogdirs; the CLI (the local operator) names any store as ff:PATH, db:PATH,
 // pg:NAME|URL or odbc:DSN. Opened stores are shared through the engine (pools, caches).
-import { closeSync, constants as fsc, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, constants as fsc, fstatSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Engine } from '../engine.js';
 import { evioError } from '../errors.js';
@@ -52,7 +52,18 @@ function existingSqlite(path: string, asked: string): StoreSpec {
 }
 
 /** `ff:PATH`, `db:PATH` (SQLite), `db:NAME`/`pg:NAME` (a configured database), `pg:URL`, `odbc:DSN`. */
-export function parseStoreName(engine: Engine, name: string, cwd = process.cwd()): StoreSpec {
+export function parseStoreName(engine: Engine, name: string, cwd = process.cwd(), opts: { existing?: boolean } = {}): StoreSpec {
+  const spec = storeByName(engine, name, cwd);
+  if (!opts.existing) return spec;
+  // A read or a delete: the store must exist already; nothing is created for it.
+  if (spec.kind === 'sqlite') return existingSqlite(spec.path, name);
+  if (spec.kind === 'ff' && !existsSync(spec.path)) {
+    throw evioError('STORE_NOT_FOUND', `event log ${name} does not exist; reads and deletes never create one (evio events append, copy or import does)`);
+  }
+  return spec;
+}
+
+function storeByName(engine: Engine, name: string, cwd: string): StoreSpec {
   const m = /^(ff|db|pg|odbc):(.+)$/.exec(name);
   if (!m) throw evioError('BAD_STORE_NAME', `"${name}" is not ff:PATH, db:PATH, pg:NAME|URL or odbc:DSN`);
   const [, kind, rest] = m as unknown as [string, string, string];
@@ -110,6 +121,22 @@ export function requestStoreSpec(engine: Engine, ref: StoreRef, forWrite = false
       }
       return existingSqlite(refusePrivate(engine, resolveInsideRoots(s.eventlogdirs, name, 'file', forWrite), name), name);
     }
+  }
+}
+
+/**
+ * The format parameters a named store is validated with: a flat file's rules (byte offsets, no
+ * order) or a database's (recnum bounds, order). Only validation reads them; the spec says what
+ * to open.
+ */
+export function formatParamsOf(spec: StoreSpec): { format: string; file?: string; dsn?: string } {
+  switch (spec.kind) {
+    case 'ff':
+      return { format: 'ff', file: spec.path };
+    case 'odbc':
+      return { format: 'odbc', dsn: spec.dsn };
+    default:
+      return { format: 'db' };
   }
 }
 

@@ -1,5 +1,5 @@
 // The event model (DESIGN §2) and the one contract every event store answers (DESIGN §3).
-import type { Wildcard } from './wildcard.js';
+import type { Wildcard } from '../common/wildcard.js';
 
 export type EType = 'A' | 'R' | 'K' | 'F';
 export const ETYPES: readonly EType[] = ['A', 'R', 'K', 'F'];

@@ -6,10 +6,10 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { lstatSync } from 'node:fs';
 import { evioError } from '../errors.js';
-import { APPID_RE, DEFAULT_RATE_LIMIT, findApp, readKeystore, routeAllowed, type AppEntry, type Keystore } from './keystore.js';
-import { ReplayGuard } from './replay-cache.js';
-import { canonicalString, hmacMd5Legacy, hmacSha256, sha256Hex } from './signing.js';
-import type { Route } from './types.js';
+import { APPID_RE, DEFAULT_RATE_LIMIT, findApp, readKeystore, routeAllowed, type AppEntry, type Keystore } from '../keystore.js';
+import { ReplayGuard } from './replay-guard.js';
+import { canonicalString, hmacMd5Legacy, hmacSha256, sha256Hex } from '../signing.js';
+import type { Route } from '../app/types.js';
 
 export interface AuthInput {
   method: string;

@@ -1,7 +1,7 @@
 // The OpenAPI 3 document, generated from the route table (methods, summaries, parameters) for
 // every version path and the configured prefix, so it cannot drift from what is served.
 import { ERRORS } from '../errors.js';
-import type { Route } from './types.js';
+import type { Route } from '../app/types.js';
 
 export function versionedPaths(route: Route, prefix: string): string[] {
   const out: string[] = [];

@@ -10,18 +10,18 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Engine } from '../engine.js';
 import { evioError, toEvioError, type EvioError } from '../errors.js';
 import { Authenticator } from './auth.js';
-import { errorResponse, matchRoute } from './dispatch.js';
+import { errorResponse, matchRoute } from '../app/router.js';
 import { openApiDocument, versionedPaths } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
-import { allRoutes } from './routes.js';
-import { AUTH_PARAMS } from './signing.js';
-import { queryFromSearch } from './query-params.js';
+import { allRoutes } from '../app/routes/index.js';
+import { AUTH_PARAMS } from '../signing.js';
+import { queryFromSearch } from '../app/query-params.js';
 import type { ConnectionCap } from './connection-cap.js';
 import { createNodeServer, type NodeServer } from './node-server.js';
 import { guardStall } from './stall-guard.js';
 import { iterableBody } from './stream-body.js';
 import { checkListenPolicy, loadTls } from './transport.js';
-import type { ApiResponse, Route } from './types.js';
+import type { ApiResponse, Route } from '../app/types.js';
 
 /** Bounds on the query string, checked before any work (the handlers bound values further). */
 export const MAX_PARAMS = 64;

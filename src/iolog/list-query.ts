@@ -6,8 +6,8 @@
 import { relative } from 'node:path';
 import { minimatch } from 'minimatch';
 import { evioError } from '../errors.js';
-import { SqlParams, wildcardSql } from '../eventlog/sql-wildcard.js';
-import { compileWildcard } from '../eventlog/wildcard.js';
+import { SqlParams, wildcardSql } from '../common/sql-wildcard.js';
+import { compileWildcard } from '../common/wildcard.js';
 import { parseListDate } from './dates.js';
 import { openIndex, RECORD_COLUMNS, type CachedRecord } from './index-db.js';
 import { LIST_DEFAULT_LEN, LIST_MAX_LEN } from './limits.js';

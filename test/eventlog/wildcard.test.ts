@@ -4,8 +4,8 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqlParams, wildcardSql, type SqlDialect } from '../../src/eventlog/sql-wildcard.js';
-import { compileWildcard, matchTokens, parseWildcardTokens } from '../../src/eventlog/wildcard.js';
+import { SqlParams, wildcardSql, type SqlDialect } from '../../src/common/sql-wildcard.js';
+import { compileWildcard, matchTokens, parseWildcardTokens } from '../../src/common/wildcard.js';
 import { PG_URL, pgAvailable } from '../helpers/services.js';
 
 const ALPHABET = ['a', 'b', 'c', 'A', '%', '_', '\\', '[', ']', '!', '^', '-', '*', '?', 'é', '😀', ' ', '\n', 'z'];

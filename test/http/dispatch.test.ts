@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine.js';
-import { dispatch, matchRoute } from '../../src/http/dispatch.js';
+import { dispatch, matchRoute } from '../../src/app/router.js';
 import { loadSettings } from '../../src/settings.js';
 
 const engine = new Engine(loadSettings({ env: { EVIO_HOME: '/nonexistent-evio-home' }, overrides: { prefix: '/pm' } }));

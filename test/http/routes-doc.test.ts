@@ -1,7 +1,7 @@
 // docs/service.md lists every route the service answers, and nothing else.
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import { allRoutes } from '../../src/http/routes.js';
+import { allRoutes } from '../../src/app/routes/index.js';
 
 it('docs/service.md has one row per route', () => {
   const doc = readFileSync(new URL('../../docs/service.md', import.meta.url), 'utf8');

@@ -8,10 +8,10 @@ import { iologCommand } from '../../src/cli/iolog.js';
 import { runGenerateSessions } from '../../src/cli/generate-sessions.js';
 import type { CliIo } from '../../src/cli/io.js';
 import type { Engine } from '../../src/engine.js';
-import { iologRoutes } from '../../src/http/handlers/iolog.js';
-import type { ApiRequest } from '../../src/http/types.js';
+import { iologRoutes } from '../../src/app/routes/iolog.js';
+import type { ApiRequest } from '../../src/app/types.js';
 import { AsciicastSession } from '../../src/iolog/asciicast-session.js';
-import { iologChunk } from '../../src/iolog/service.js';
+import { iologChunk } from '../../src/app/iolog.js';
 import { blobBytes, collectJson, makeEngine, referenceStream, removeDir, SAMPLES, sudoSessionDirs, tempDir } from './helpers.js';
 
 function fakeIo(engine: Engine): CliIo & { text(): string; errText(): string } {

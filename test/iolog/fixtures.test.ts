@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine.js';
-import { iologChunk, iologSearch, matchingPaths, SearchAnswer } from '../../src/iolog/service.js';
+import { iologChunk, iologSearch, matchingPaths, SearchAnswer } from '../../src/app/iolog.js';
 import { blobBytes, makeEngine, referenceStream } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../fixtures/iolog/sudo-rec', import.meta.url));

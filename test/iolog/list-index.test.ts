@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine.js';
 import { parseListDate } from '../../src/iolog/dates.js';
-import { iologIndex, iologList, removeIologsFromIndex } from '../../src/iolog/service.js';
+import { iologIndex, iologList, removeIologsFromIndex } from '../../src/app/iolog.js';
 import { copyTree, makeEngine, removeDir, SAMPLES, tempDir } from './helpers.js';
 
 let root: string;

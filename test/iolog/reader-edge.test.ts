@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine.js';
 import { buildChunk } from '../../src/iolog/chunk.js';
-import { iologChunk, iologVariables } from '../../src/iolog/service.js';
+import { iologChunk, iologVariables } from '../../src/app/iolog.js';
 import { SudoSession } from '../../src/iolog/sudo-session.js';
 import { blobBytes, copySamples, makeEngine, removeDir, SAMPLES, tempDir } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import tar from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine.js';
-import { iologChunk, iologDownload, iologListDirectory, iologSearch, iologVariables, matchingPaths, SearchAnswer } from '../../src/iolog/service.js';
+import { iologChunk, iologDownload, iologListDirectory, iologSearch, iologVariables, matchingPaths, SearchAnswer } from '../../src/app/iolog.js';
 import { copyTree, makeEngine, removeDir, SAMPLES, tempDir } from './helpers.js';
 
 let root: string;

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine.js';
-import { iologChunk } from '../../src/iolog/service.js';
+import { iologChunk } from '../../src/app/iolog.js';
 import { SudoSession } from '../../src/iolog/sudo-session.js';
 import { blobBytes, makeEngine, referenceStream, SAMPLES, sudoSessionDirs } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine.js';
-import { iologSearch, matchingPaths, SearchAnswer } from '../../src/iolog/service.js';
+import { iologSearch, matchingPaths, SearchAnswer } from '../../src/app/iolog.js';
 import { makeEngine, removeDir, SAMPLES, tempDir } from './helpers.js';
 
 let root: string;

@@ -8,7 +8,7 @@ import { generateEvents } from '../../src/eventlog/generate.js';
 import { MemoryStore } from '../../src/eventlog/memory-store.js';
 import { parseEventDelete } from '../../src/eventlog/query.js';
 import type { EventStore, StoredEvent } from '../../src/eventlog/types.js';
-import { dumpQuery } from '../../src/eventlog/service.js';
+import { dumpQuery } from '../../src/eventlog/query.js';
 import { buildCli, runAndKill, runCli, runUntilFileSize, runUntilLines, type CliBuild } from './cli-build.js';
 import { fakeSession, makeHome, type JobHome } from './helpers.js';
 import { rng } from '../helpers/rng.js';

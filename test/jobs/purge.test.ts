@@ -8,13 +8,13 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FlatFileStore } from '../../src/eventlog/flatfile/index.js';
 import { MemoryStore } from '../../src/eventlog/memory-store.js';
-import { dumpQuery } from '../../src/eventlog/service.js';
+import { dumpQuery } from '../../src/eventlog/query.js';
 import type { EventStore, NewEvent, StoredEvent } from '../../src/eventlog/types.js';
-import { dispatch } from '../../src/http/dispatch.js';
+import { dispatch } from '../../src/app/router.js';
 import { updateIndex } from '../../src/iolog/index-update.js';
-import { tombstoneOf } from '../../src/jobs/iolog-removal.js';
-import { jobsDir, storeTag } from '../../src/jobs/job-files.js';
-import { purgeEvents, type PurgeReport, type SessionOutcome } from '../../src/jobs/purge.js';
+import { tombstoneOf } from '../../src/iolog/removal.js';
+import { jobsDir, storeTag } from '../../src/common/job-files.js';
+import { purgeEvents, type PurgeReport, type SessionOutcome } from '../../src/app/events-purge.js';
 import { copySession, fakeSession, link, makeHome, type JobHome } from './helpers.js';
 
 let h: JobHome;

@@ -16,10 +16,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listRotated, rotateFlatFile } from '../../src/jobs/rotate.js';
+import { listRotated, rotateFlatFile } from '../../src/eventlog/flatfile/rotate.js';
 import { buildCli, runAndKill, runCli, startCli, type CliBuild, type RunResult } from './cli-build.js';
 import { makeHome, type JobHome } from './helpers.js';
-import { pidAlive } from '../../src/eventlog/flatfile/lock.js';
+import { pidAlive } from '../../src/common/file-lock.js';
 
 const APPENDER = join(import.meta.dirname, '../eventlog/flatfile/children/appender.mjs');
 const COUNT = 20_000;

@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isEvioError } from '../../src/errors.js';
 import { FlatFileStore } from '../../src/eventlog/flatfile/index.js';
 import { generateEvents } from '../../src/eventlog/generate.js';
-import { dispatch } from '../../src/http/dispatch.js';
-import { listRotated, rotateFlatFile } from '../../src/jobs/rotate.js';
+import { dispatch } from '../../src/app/router.js';
+import { listRotated, rotateFlatFile } from '../../src/eventlog/flatfile/rotate.js';
 import { makeHome, type JobHome } from './helpers.js';
 
 let h: JobHome;

@@ -14,8 +14,8 @@ import { emptyJsonReport, readSudoJson } from '../../src/eventlog/import/sudo-js
 import { emptyTextReport, readSudoText } from '../../src/eventlog/import/sudo-text-reader.js';
 import type { MapContext } from '../../src/eventlog/import/types.js';
 import { Authenticator } from '../../src/http/auth.js';
-import { writeKeystore } from '../../src/http/keystore.js';
-import { canonicalQuery, signSha256 } from '../../src/http/signing.js';
+import { writeKeystore } from '../../src/keystore.js';
+import { canonicalQuery, signSha256 } from '../../src/signing.js';
 
 import { SAMPLES } from '../helpers/samples.js';
 const FIXTURES = new URL('../../fixtures/eventlog', import.meta.url).pathname;

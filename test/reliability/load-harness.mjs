@@ -13,9 +13,9 @@ import autocannon from 'autocannon';
 import { Engine } from '../../dist/engine.js';
 import { generateEvents } from '../../dist/eventlog/generate.js';
 import { openStoreByName } from '../../dist/eventlog/stores.js';
-import { writeKeystore } from '../../dist/http/keystore.js';
+import { writeKeystore } from '../../dist/keystore.js';
 import { startServer } from '../../dist/http/server.js';
-import { signRequest } from '../../dist/http/signing.js';
+import { signRequest } from '../../dist/signing.js';
 import { generateSessions } from '../../dist/iolog/generate-sessions.js';
 import { loadSettings } from '../../dist/settings.js';
 

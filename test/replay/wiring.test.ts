@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { runReplay, runScreen } from '../../src/cli/replay.js';
 import { Engine } from '../../src/engine.js';
-import { replayRoutes } from '../../src/http/handlers/replay.js';
-import type { ApiResponse } from '../../src/http/types.js';
+import { replayRoutes } from '../../src/app/routes/replay.js';
+import type { ApiResponse } from '../../src/app/types.js';
 import { loadSettings } from '../../src/settings.js';
 import { SAMPLES } from './helpers/sample-sessions.js';
 

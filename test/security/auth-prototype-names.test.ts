@@ -5,8 +5,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendSigned } from '../../src/http/rest-client.js';
-import { allRoutes } from '../../src/http/routes.js';
+import { sendSigned } from '../../src/app/rest-client.js';
+import { allRoutes } from '../../src/app/routes/index.js';
 import type { RunningServer } from '../../src/http/server.js';
 import { makeHome, readAnswer, serve, signed, type TestHome } from '../http/server/helpers.js';
 

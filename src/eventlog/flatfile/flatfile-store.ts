@@ -11,7 +11,7 @@ import { evioError } from '../../errors.js';
 import type { AppendResult, DeleteResult, EventFilter, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats } from '../types.js';
 import { appendEvents, type TailCache } from './append.js';
 import { fileSource } from './line-reader.js';
-import { FileLock, type HeldLock } from './lock.js';
+import { FileLock, type HeldLock } from '../../common/file-lock.js';
 import { cleanupStaleFiles, rewriteWithout, type RewriteOptions } from './rewrite.js';
 import { checkByteOffset, scanRows } from './scan.js';
 import { readLastRecnum } from './tail.js';

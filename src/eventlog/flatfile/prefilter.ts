@@ -15,7 +15,7 @@
 //   assumes no duplicate keys: RFC 8259 §4 leaves duplicate names undefined, and evio never
 //   writes them.
 import type { EType, EventFilter, PatternField } from '../types.js';
-import type { Wildcard } from '../wildcard.js';
+import type { Wildcard } from '../../common/wildcard.js';
 import { admittedTypes } from '../filter.js';
 
 /** The canonical JSON text of a string's characters, without the quotes. */

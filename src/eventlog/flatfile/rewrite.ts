@@ -28,7 +28,7 @@ import { lacksRecnum, parseJsonLine, toStoredEvent } from './parse-line.js';
 import { admittedTypeBytes, probeCanonicalPrefix, uniqueidHash, type PrefixProbe } from './prefilter.js';
 import { FILE_MODE } from './append.js';
 import { bomLength, UTF8_BOM } from './bom.js';
-import { HOST_TAG } from './lock.js';
+import { HOST_TAG } from '../../common/file-lock.js';
 
 export interface RewriteOptions {
   maxOpenAccepts: number;

@@ -6,8 +6,8 @@
 //   databases, whose time index makes each query cheap.
 import { createHash } from 'node:crypto';
 import { isEvioError } from '../../errors.js';
-import { dumpQuery } from '../service.js';
-import { compileWildcard } from '../wildcard.js';
+import { dumpQuery } from '../query.js';
+import { compileWildcard } from '../../common/wildcard.js';
 import type { EventStore, StoredEvent } from '../types.js';
 import type { AcceptInfo } from './types.js';
 

@@ -10,7 +10,7 @@
 //   rows      delete W;
 //   relink    re-derive the finish of every marked row.
 // W reads merged_exitstatus/merged_exittime, never fin_recnum, so marking does not change it.
-import { SqlParams } from '../sql-wildcard.js';
+import { SqlParams } from '../../common/sql-wildcard.js';
 import type { EventFilter } from '../types.js';
 import { relinkMarkedSql } from './append-plan.js';
 import type { SqlProfile } from './profile.js';

@@ -3,7 +3,7 @@
 // three SQL stores (SQLite, PostgreSQL, ODBC) share one builder and differ only in this profile
 // and in their driver code.
 import { evioError } from '../../errors.js';
-import type { SqlDialect } from '../sql-wildcard.js';
+import type { SqlDialect } from '../../common/sql-wildcard.js';
 
 /** The DBMS family behind a store (for ODBC: detected through the data source). */
 export type SqlFlavor = 'sqlite' | 'pg' | 'mssql' | 'oracle' | 'mysql' | 'generic';

@@ -7,7 +7,7 @@ import type { EventQuery, EventRow, PatternField, QueryOptions, ScanStats, Store
 import { isStoredEvent } from '../record.js';
 import type { SqlProfile } from './profile.js';
 import { statement, type KeysetBatches, type SqlStatement } from './statement.js';
-import type { SqlParams } from '../sql-wildcard.js';
+import type { SqlParams } from '../../common/sql-wildcard.js';
 import { compileFilter, exitColumns, orderColumn } from './where.js';
 
 /** Columns whose NULLs need an explicit place in the order (the others are NOT NULL). */

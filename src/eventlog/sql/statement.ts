@@ -1,5 +1,5 @@
 // A statement with its bound parameters, built for one profile's placeholder style.
-import { SqlParams } from '../sql-wildcard.js';
+import { SqlParams } from '../../common/sql-wildcard.js';
 import type { SqlProfile } from './profile.js';
 
 export interface SqlStatement {

@@ -3,9 +3,9 @@
 // (SQL comparisons with NULL are never true); patterns a dialect cannot express are left to be
 // finished in memory (`residual`).
 import { admittedTypes } from '../filter.js';
-import { SqlParams, wildcardSql } from '../sql-wildcard.js';
+import { SqlParams, wildcardSql } from '../../common/sql-wildcard.js';
 import { ETYPES, PATTERN_FIELDS, type EventFilter, type OrderField, type PatternField } from '../types.js';
-import type { Wildcard } from '../wildcard.js';
+import type { Wildcard } from '../../common/wildcard.js';
 import type { SqlProfile } from './profile.js';
 
 /** The exit columns a query reads: merged (dump=0) or as stored (dump=1). */

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { isEvioError } from '../../../src/errors.js';
 import { parseEventDelete, parseEventQuery } from '../../../src/eventlog/query.js';
-import { dumpQuery } from '../../../src/eventlog/service.js';
+import { dumpQuery } from '../../../src/eventlog/query.js';
 import { shapeEvent } from '../../../src/eventlog/shape.js';
 import type { EventRow, EventStore, StoredEvent } from '../../../src/eventlog/types.js';
 import { FIXTURE } from './fixture.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import type { EType, EventFilter, EventQuery, EventRow, NewEvent, PatternField, StoredEvent } from '../../../src/eventlog/types.js';
-import { compileWildcard } from '../../../src/eventlog/wildcard.js';
+import { compileWildcard } from '../../../src/common/wildcard.js';
 
 export function tempDir(prefix = 'evio-ff-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));

@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isEvioError } from '../../../src/errors.js';
-import { FileLock, holderIsDead, processStartTime } from '../../../src/eventlog/flatfile/lock.js';
+import { FileLock, holderIsDead, processStartTime } from '../../../src/common/file-lock.js';
 import { tempDir } from './helpers.js';
 
 const tmp = tempDir('evio-lock-');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FlatFileStore } from '../../../src/eventlog/flatfile/index.js';
 import { MemoryStore } from '../../../src/eventlog/memory-store.js';
-import { dumpQuery } from '../../../src/eventlog/service.js';
+import { dumpQuery } from '../../../src/eventlog/query.js';
 import type { EventStore, StoredEvent } from '../../../src/eventlog/types.js';
 import { contents, fixture, importFile, sample, tempDir } from './helpers.js';
 

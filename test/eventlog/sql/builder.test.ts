@@ -9,7 +9,7 @@ import { deleteStatements, filterPredicate } from '../../../src/eventlog/sql/del
 import { sqlProfile, type SqlFlavor } from '../../../src/eventlog/sql/profile.js';
 import { decideSchema, SCHEMA_VERSION } from '../../../src/eventlog/sql/schema.js';
 import { buildSelect } from '../../../src/eventlog/sql/select.js';
-import { compileWildcard } from '../../../src/eventlog/wildcard.js';
+import { compileWildcard } from '../../../src/common/wildcard.js';
 import type { NewEvent } from '../../../src/eventlog/types.js';
 import { filterArb, MERGED_ALL, queryArb } from './model.js';
 

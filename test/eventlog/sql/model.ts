@@ -4,7 +4,7 @@
 // finishes without exitstatus, finishes before or without their accepts, several accepts
 // sharing one finish, exit filters on merged and stored values, etype F with and without dump.
 import fc from 'fast-check';
-import { compileWildcard, type Wildcard } from '../../../src/eventlog/wildcard.js';
+import { compileWildcard, type Wildcard } from '../../../src/common/wildcard.js';
 import { ORDER_FIELDS, PATTERN_FIELDS, type EType, type EventFilter, type EventQuery, type PatternField, type StoredEvent } from '../../../src/eventlog/types.js';
 
 export const T0 = 1767225600;

@@ -7,7 +7,7 @@ import { isEvioError } from '../../../src/errors.js';
 import { PostgresStore } from '../../../src/eventlog/postgres/index.js';
 import { sqlProfile } from '../../../src/eventlog/sql/profile.js';
 import { buildSelect } from '../../../src/eventlog/sql/select.js';
-import { compileWildcard } from '../../../src/eventlog/wildcard.js';
+import { compileWildcard } from '../../../src/common/wildcard.js';
 import type { EventRow, EventStore } from '../../../src/eventlog/types.js';
 import { describeAgainstReference } from './against-reference.js';
 import { DUMP_ALL, MERGED_ALL } from './model.js';

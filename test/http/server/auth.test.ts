@@ -3,7 +3,7 @@
 // for the checks that come before the handler.
 import { chmodSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readKeystore, writeKeystore } from '../../../src/http/keystore.js';
+import { readKeystore, writeKeystore } from '../../../src/keystore.js';
 import type { RunningServer } from '../../../src/http/server.js';
 import { KEYS, makeHome, nowSeconds, raw, serve, signed, signedHref, type TestHome } from './helpers.js';
 

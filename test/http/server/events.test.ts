@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateEvents } from '../../../src/eventlog/generate.js';
 import { openStore } from '../../../src/eventlog/stores.js';
 import type { EventRow, EventStore } from '../../../src/eventlog/types.js';
-import { signedUrl } from '../../../src/http/rest-client.js';
+import { signedUrl } from '../../../src/app/rest-client.js';
 import type { RunningServer } from '../../../src/http/server.js';
 import { KEYS, makeHome, readAnswer, serve, signed, type TestHome } from './helpers.js';
 

@@ -6,8 +6,8 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engine } from '../../../src/engine.js';
-import { writeKeystore, type AppEntry } from '../../../src/http/keystore.js';
-import { sendSigned, signedUrl, type RestCall } from '../../../src/http/rest-client.js';
+import { writeKeystore, type AppEntry } from '../../../src/keystore.js';
+import { sendSigned, signedUrl, type RestCall } from '../../../src/app/rest-client.js';
 import { startServer, type ListenOptions, type RunningServer } from '../../../src/http/server.js';
 import { loadSettings, type Settings } from '../../../src/settings.js';
 

@@ -2,9 +2,9 @@
 // against `openssl dgst -hmac` when the doc was written), and the client side that adds the
 // signature to a request target.
 import { describe, expect, it } from 'vitest';
-import { canonicalQuery, canonicalString, rfc3986, sha256Hex, signMd5Legacy, signRequest, signSha256 } from '../../../src/http/signing.js';
-import { parseRoutePattern, routeAllowed } from '../../../src/http/keystore.js';
-import { ReplayCache } from '../../../src/http/replay-cache.js';
+import { canonicalQuery, canonicalString, rfc3986, sha256Hex, signMd5Legacy, signRequest, signSha256 } from '../../../src/signing.js';
+import { parseRoutePattern, routeAllowed } from '../../../src/keystore.js';
+import { ReplayCache } from '../../../src/http/replay-guard.js';
 import { RateLimiter } from '../../../src/http/rate-limit.js';
 import { isLoopbackAddress } from '../../../src/http/transport.js';
 

@@ -3,10 +3,10 @@
 // the handler's iteration, and the abort signal reaching a handler that has not answered yet.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonArrayResponse } from '../../../src/http/json-stream.js';
+import { jsonArrayResponse } from '../../../src/app/json-answer.js';
 import { startServer, type RunningServer } from '../../../src/http/server.js';
-import { signedUrl } from '../../../src/http/rest-client.js';
-import type { Route } from '../../../src/http/types.js';
+import { signedUrl } from '../../../src/app/rest-client.js';
+import type { Route } from '../../../src/app/types.js';
 import { KEYS, makeHome, readAnswer, type TestHome } from './helpers.js';
 
 const TOTAL = 1_000_000;

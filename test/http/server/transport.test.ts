@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS, isEvioError } from '../../../src/errors.js';
 import { buildServer, startServer, type RunningServer } from '../../../src/http/server.js';
-import { allRoutes } from '../../../src/http/routes.js';
+import { allRoutes } from '../../../src/app/routes/index.js';
 import { KEYS, makeHome, raw, serve, signed, signedHref, type TestHome } from './helpers.js';
 
 const DEST = '/REST/v2.0/events/destinations';

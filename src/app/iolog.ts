@@ -3,21 +3,21 @@
 import type { Engine } from '../engine.js';
 import { evioError } from '../errors.js';
 import { iologPool } from '../worker/pool.js';
-import type { ChunkResult } from './chunk.js';
-import { openDownload, type Download } from './download.js';
-import { removeSessionsFromIndex, type CachedRecord } from './index-db.js';
-import type { IndexStats } from './index-update.js';
-import { CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN, DETAIL_LINES_TOTAL, INDEX_MAX_AGE_MS, REGEX_BUDGET_MS_PER_SESSION, SEARCH_MAX_SESSIONS, SEARCH_SESSIONS_PER_TASK } from './limits.js';
-import { parseListParams } from './list-query.js';
-import { ordered } from './ordered-tasks.js';
-import type { DirListing } from './listing.js';
-import type { Variables } from './log-info.js';
-import { flag, nonNegativeInt, required, single, type Params } from './params.js';
-import { RegexBudget } from './request-budget.js';
-import { parseSearchQuery, type SearchMatch, type SessionSearchResult } from './search.js';
-import { checkGlob } from './walk.js';
+import type { ChunkResult } from '../iolog/chunk.js';
+import { openDownload, type Download } from '../iolog/download.js';
+import { removeSessionsFromIndex, type CachedRecord } from '../iolog/index-db.js';
+import type { IndexStats } from '../iolog/index-update.js';
+import { CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN, DETAIL_LINES_TOTAL, INDEX_MAX_AGE_MS, REGEX_BUDGET_MS_PER_SESSION, SEARCH_MAX_SESSIONS, SEARCH_SESSIONS_PER_TASK } from '../iolog/limits.js';
+import { parseListParams } from '../iolog/list-query.js';
+import { ordered } from '../iolog/ordered-tasks.js';
+import type { DirListing } from '../iolog/listing.js';
+import type { Variables } from '../iolog/log-info.js';
+import { flag, nonNegativeInt, required, single, type Params } from '../iolog/params.js';
+import { RegexBudget } from '../iolog/request-budget.js';
+import { parseSearchQuery, type SearchMatch, type SessionSearchResult } from '../iolog/search.js';
+import { checkGlob } from '../iolog/walk.js';
 
-export type { Params } from './params.js';
+export type { Params } from '../iolog/params.js';
 
 function roots(engine: Engine): string[] {
   return [...engine.settings.iologdirs];

@@ -10,8 +10,8 @@ import {
   iologVariables,
   matchingPaths,
   SearchAnswer,
-} from '../../iolog/service.js';
-import { jsonArrayResponse, jsonOk } from '../json-stream.js';
+} from '../iolog.js';
+import { jsonArrayResponse, jsonOk } from '../json-answer.js';
 import type { ApiResponse, Route } from '../types.js';
 
 const VERSIONS = ['', 'v2', 'v2.0'] as const;

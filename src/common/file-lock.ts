@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { link, open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { evioError } from '../../errors.js';
+import { evioError } from '../errors.js';
 
 export interface LockInfo {
   pid: number;

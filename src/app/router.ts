@@ -3,7 +3,7 @@
 // {status, error} body with the registry's HTTP status.
 import type { Engine } from '../engine.js';
 import { evioError, toEvioError } from '../errors.js';
-import { allRoutes } from './routes.js';
+import { allRoutes } from './routes/index.js';
 import type { ApiRequest, ApiResponse, Route } from './types.js';
 
 const VERSION_RE = /^\/REST(?:\/(v2\.0|v2))?(\/.*)$/;

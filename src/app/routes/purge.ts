@@ -4,8 +4,8 @@
 import { evioError } from '../../errors.js';
 import { parseEventDelete, type Params } from '../../eventlog/query.js';
 import { openRequestStore } from '../../eventlog/stores.js';
-import { purgeEvents } from '../../jobs/purge.js';
-import { jsonOk } from '../json-stream.js';
+import { purgeEvents } from '../events-purge.js';
+import { jsonOk } from '../json-answer.js';
 import type { Route } from '../types.js';
 import { EVENT_FILTERS } from './events.js';
 

@@ -18,11 +18,11 @@
 import { randomBytes } from 'node:crypto';
 import { link, lstat, open, readdir, rename, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { evioError } from '../errors.js';
-import { cleanupStaleFiles, FileLock } from '../eventlog/flatfile/index.js';
-import { readLines } from '../eventlog/import/line-source.js';
-import { isStoredEvent } from '../eventlog/record.js';
-import { readJson, removeDurableScratch, removeFile, syncDir, writeJsonDurably } from './job-files.js';
+import { evioError } from '../../errors.js';
+import { cleanupStaleFiles, FileLock } from './index.js';
+import { readLines } from '../import/line-source.js';
+import { isStoredEvent } from '../record.js';
+import { readJson, removeDurableScratch, removeFile, syncDir, writeJsonDurably } from '../../common/job-files.js';
 
 export interface RotateOptions {
   /** The flat-file event log. */

@@ -2,7 +2,7 @@
 // ({type:"token", name, values?} | {type:"text", time, value}). Thin: the engine function
 // (src/iolog/replay.ts) validates and tokenizes in the worker pool.
 import { iologReplay } from '../../iolog/replay.js';
-import { jsonArrayResponse } from '../json-stream.js';
+import { jsonArrayResponse } from '../json-answer.js';
 import type { ApiResponse, Route } from '../types.js';
 
 const VERSIONS = ['', 'v2', 'v2.0'] as const;

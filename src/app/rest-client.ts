@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { evioError } from '../errors.js';
-import { signRequest, type SignatureScheme } from './signing.js';
+import { signRequest, type SignatureScheme } from '../signing.js';
 
 export interface RestCall {
   /** Base URL of the service, e.g. https://pm.example.com:24351 (a path in it is kept as a prefix). */

@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
-import { evioError } from '../errors.js';
-import { ownRecord, ownValue } from '../own-property.js';
+import { evioError } from './errors.js';
+import { ownRecord, ownValue } from './own-property.js';
 import { SIGNATURE_SCHEMES, type SignatureScheme } from './signing.js';
 
 export interface AppEntry {

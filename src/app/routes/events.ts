@@ -1,6 +1,6 @@
 // Event-log routes (spec document 1, "Event logs"): parse, call the engine, stream the answer.
-import { deleteEvents, eventDestinations, queryEvents, queryLegacyEvents } from '../../eventlog/service.js';
-import { jsonArrayResponse, jsonOk } from '../json-stream.js';
+import { deleteEvents, eventDestinations, queryEvents, queryLegacyEvents } from '../events.js';
+import { jsonArrayResponse, jsonOk } from '../json-answer.js';
 import type { Route } from '../types.js';
 
 /** The filter parameters of the event routes, as OpenAPI describes them (the purge route shares them). */
@@ -29,6 +29,12 @@ const QUERY_PARAMS: Record<string, string> = {
   orderdirection: 'asc or desc (database only)',
 };
 
+/** The REST parameters that are 0|1 flags: on the command line they are switches (`--verbose`). */
+export const EVENT_FLAG_PARAMS: readonly string[] = ['verbose', 'dump', 'all'];
+/** The parameters of GET and DELETE /events, for the CLI's `events query|delete|export|purge`. */
+export const EVENT_QUERY_PARAM_NAMES: readonly string[] = Object.keys(QUERY_PARAMS);
+export const EVENT_DELETE_PARAM_NAMES: readonly string[] = [...Object.keys(EVENT_FILTERS), 'all', 'verbose'];
+
 export const eventRoutes: Route[] = [
   {
     method: 'GET',
@@ -38,7 +44,7 @@ export const eventRoutes: Route[] = [
     summary: 'Query event log records',
     params: QUERY_PARAMS,
     async handler(req, engine) {
-      const { store, events, stats } = await queryEvents(engine, req.query, req.signal);
+      const { store, events, stats } = await queryEvents(engine, req.query, { signal: req.signal });
       return jsonArrayResponse('events', events, {}, () => (store.kind === 'ff' ? { malformed: stats.malformed } : {}));
     },
   },
@@ -50,7 +56,7 @@ export const eventRoutes: Route[] = [
     summary: 'Delete the records the filters match (permanent; all=1 is needed when there is no filter)',
     params: { ...EVENT_FILTERS, offset: 'flat file only: not accepted', all: '1 allows a delete with no filter' },
     async handler(req, engine) {
-      const res = await deleteEvents(engine, req.query, req.signal);
+      const res = await deleteEvents(engine, req.query, { signal: req.signal });
       return jsonOk({ deleted: res.deleted });
     },
   },
@@ -73,7 +79,7 @@ export const eventRoutes: Route[] = [
     summary: 'Legacy flat-file listing',
     params: { file: 'the flat-file event log', accept: '0|1 (default 1)', reject: '0|1 (default 1)', keystroke: '0|1 (default 1)', limit: 'maximum records', start: 'records to skip', offset: 'resume at a byte offset' },
     async handler(req, engine) {
-      const { events } = await queryLegacyEvents(engine, req.query, req.signal);
+      const { events } = await queryLegacyEvents(engine, req.query, { signal: req.signal });
       return jsonArrayResponse('events', events, { time: Math.floor(Date.now() / 1000) });
     },
   },

@@ -15,8 +15,8 @@
 import { lstat, readdir, rename, rmdir, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { isEvioError } from '../errors.js';
-import { isCastName, isSudoSessionDir, isSystemPath } from '../iolog/locate.js';
-import { realRoots } from '../iolog/walk.js';
+import { isCastName, isSudoSessionDir, isSystemPath } from './locate.js';
+import { realRoots } from './walk.js';
 import { resolveInsideRoots } from '../paths.js';
 
 export type SessionCheck =

@@ -17,6 +17,7 @@ export async function jsonArrayResponse<T>(
 ): Promise<ApiResponse> {
   const it = items[Symbol.asyncIterator]();
   const first = await it.next(); // throws up front: the caller answers an error status
+  const outcome = { status: 0 };
   async function* chunks(): AsyncGenerator<string> {
     let buf = '{';
     for (const [k, v] of Object.entries(head)) buf += `${JSON.stringify(k)}:${JSON.stringify(v)},`;
@@ -41,10 +42,11 @@ export async function jsonArrayResponse<T>(
     }
     buf += ']';
     const end = failure ?? { ...tail(), status: 0 };
+    outcome.status = end.status as number;
     for (const [k, v] of Object.entries(end)) buf += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
     yield `${buf}}`;
   }
-  return { kind: 'json-stream', http: 200, chunks: chunks() };
+  return { kind: 'json-stream', http: 200, chunks: chunks(), status: () => outcome.status };
 }
 
 export function jsonOk(body: Record<string, unknown>): ApiResponse {

@@ -3,7 +3,7 @@
 // random key, which is shown once.
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Settings } from '../settings.js';
-import { newKey, writeKeystore } from './keystore.js';
+import { newKey, writeKeystore } from '../keystore.js';
 
 export const FIRST_APPID = 'admin';
 

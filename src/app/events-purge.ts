@@ -14,10 +14,30 @@ import { join } from 'node:path';
 import type { Engine } from '../engine.js';
 import { evioError } from '../errors.js';
 import { parseEventDelete, type Params } from '../eventlog/query.js';
+import { formatParamsOf, openStore, parseStoreName } from '../eventlog/stores.js';
+import { parseQueryDate } from '../eventlog/time.js';
+import { parseDuration } from '../common/units.js';
 import type { EventFilter, EventQuery, EventStore } from '../eventlog/types.js';
-import { removeIologsFromIndex } from '../iolog/service.js';
-import { checkSession, measureTree, removeTree } from './iolog-removal.js';
-import { jobLock, jobsDir, readJson, removeDurableScratch, removeFile, storeTag, writeJsonDurably } from './job-files.js';
+import { removeIologsFromIndex } from './iolog.js';
+import { checkSession, measureTree, removeTree } from '../iolog/removal.js';
+import { jobLock, jobsDir, readJson, removeDurableScratch, removeFile, storeTag, writeJsonDurably } from '../common/job-files.js';
+
+/**
+ * The store and the delete parameters of `evio events purge STORE [filters] [--older-than AGE]`:
+ * an age becomes an absolute cut-off (the earlier of it and `to`), so that the journal of an
+ * interrupted run means the same thing when the next run finishes it.
+ */
+export async function purgeTarget(engine: Engine, storeName: string, filters: Params, olderThan?: string): Promise<{ store: EventStore; params: Params }> {
+  const spec = parseStoreName(engine, storeName, process.cwd(), { existing: true });
+  const params: Params = { ...filters, ...formatParamsOf(spec) };
+  if (olderThan !== undefined) {
+    let cutoff = Math.floor(Date.now() / 1000) - parseDuration(olderThan);
+    const to = typeof filters.to === 'string' ? filters.to : undefined;
+    if (to !== undefined && to !== '') cutoff = Math.min(cutoff, parseQueryDate(to, engine.settings.timezone, 'to', true));
+    params.to = String(cutoff);
+  }
+  return { store: await openStore(engine, spec), params };
+}
 
 export interface PurgeOptions {
   store: EventStore;

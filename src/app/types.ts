@@ -33,6 +33,8 @@ export interface JsonStreamResponse {
   kind: 'json-stream';
   http: number;
   chunks: AsyncIterable<string>;
+  /** The answer's final status (0, or the code of a failure after the first piece), once `chunks` is exhausted. */
+  status(): number;
 }
 
 /** A binary attachment (I/O log file or tar of a session). */

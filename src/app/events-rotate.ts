@@ -1,0 +1,25 @@
+// `evio events rotate`: close a flat-file event log under its lock and start a new one; list
+// the rotated files of a log.
+import { resolve } from 'node:path';
+import type { Engine } from '../engine.js';
+import { evioError } from '../errors.js';
+import { parseSize } from '../common/units.js';
+import { listRotated, rotateFlatFile, type RotateResult } from '../eventlog/flatfile/rotate.js';
+
+export type { RotateResult } from '../eventlog/flatfile/rotate.js';
+
+/** The flat file a rotate names: FILE or ff:FILE (default the configured event log). */
+function rotatedPath(engine: Engine, named: string | undefined): string {
+  if (named !== undefined && /^(db|pg|odbc):/.test(named)) throw evioError('ROTATE_NOT_FLATFILE', `${named} is not a flat file; only flat-file event logs are rotated`);
+  return resolve(named === undefined ? engine.settings.eventlog : named.replace(/^ff:/, ''));
+}
+
+export async function rotateEvents(engine: Engine, r: { file?: string | undefined; maxSize?: string | undefined; signal?: AbortSignal }): Promise<RotateResult & { path: string }> {
+  const path = rotatedPath(engine, r.file);
+  const res = await rotateFlatFile({ path, maxSize: r.maxSize === undefined ? null : parseSize(r.maxSize), lockTimeoutMs: engine.settings.lockTimeoutMs, ...(r.signal ? { signal: r.signal } : {}) });
+  return { ...res, path };
+}
+
+export async function listRotatedEvents(engine: Engine, file: string | undefined): Promise<Array<{ path: string; size: number }>> {
+  return listRotated(rotatedPath(engine, file));
+}

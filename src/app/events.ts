@@ -1,0 +1,126 @@
+// The event-log use cases both doors call (REST routes, `evio call` and the CLI): query, legacy
+// listing, delete, append, copy, destinations. Each takes the call's parameters and its options
+// (an abort signal; for the local operator, a store named ff:PATH, db:PATH, pg:NAME|URL or
+// odbc:DSN instead of a request's format/file/dsn, which are confined to eventlogdirs).
+import type { Engine } from '../engine.js';
+import { evioError } from '../errors.js';
+import { parseEventDelete, parseEventQuery, parseLegacyQuery, type Params } from '../eventlog/query.js';
+import { takeReaderSlot } from '../eventlog/reader-slots.js';
+import { shapeEvent, shapeLegacyEvent, type ReturnedEvent } from '../eventlog/shape.js';
+import { copyStore, type CopyProgress } from '../eventlog/copy.js';
+import { formatParamsOf, openRequestStore, openStore, parseStoreName, type StoreSpec } from '../eventlog/stores.js';
+import type { AppendResult, DeleteResult, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats } from '../eventlog/types.js';
+
+export type { CopyProgress } from '../eventlog/copy.js';
+export type { ReturnedEvent } from '../eventlog/shape.js';
+export type { Params } from '../eventlog/query.js';
+export type { NewEvent, StoredEvent, EventStore } from '../eventlog/types.js';
+
+export interface CallOptions {
+  signal?: AbortSignal | undefined;
+  /**
+   * The local operator's door: a store by name (ff:PATH, db:PATH, pg:NAME|URL, odbc:DSN), not
+   * confined to eventlogdirs. The parameters then must not name format, file or dsn.
+   */
+  store?: string | undefined;
+}
+
+/**
+ * The parameters to validate and the store to open: a request's (format/file/dsn) or, with
+ * `opts.store`, the operator's named store. Reads and deletes never create a store.
+ */
+function chooseStore(engine: Engine, params: Params, opts: CallOptions): { params: Params; spec: StoreSpec | null } {
+  if (opts.store === undefined) return { params, spec: null };
+  for (const k of ['format', 'file', 'dsn']) {
+    if (params[k] !== undefined) throw evioError('CLI_USAGE', `--${k} cannot be given with a store name (${opts.store}): the name says where the records are`);
+  }
+  const spec = parseStoreName(engine, opts.store, process.cwd(), { existing: true });
+  return { params: { ...params, ...formatParamsOf(spec) }, spec };
+}
+
+export interface EventAnswer<T> {
+  store: EventStore;
+  /** Shaped records, streamed. */
+  events: AsyncIterable<T>;
+  /** This query's counters, final once `events` is exhausted. */
+  stats: ScanStats;
+}
+
+/**
+ * GET /REST/v2.0/events, `evio events query`: validated, opened and streamed. Errors before the
+ * first record throw; `query` is the validated query (its `limit`, for paging).
+ */
+export async function queryEvents(engine: Engine, params: Params, opts: CallOptions = {}): Promise<EventAnswer<ReturnedEvent> & { query: EventQuery }> {
+  const tz = engine.settings.timezone;
+  const chosen = chooseStore(engine, params, opts);
+  const { store: ref, query } = parseEventQuery(chosen.params, tz);
+  const store = chosen.spec ? await openStore(engine, chosen.spec) : await openRequestStore(engine, ref);
+  const stats: ScanStats = { malformed: 0 };
+  return { store, stats, query, events: shapeRows(store, query, { signal: opts.signal, stats, summary: !query.verbose, maxReaders: engine.settings.maxReadersPerStore }, (row) => shapeEvent(row, query.verbose, tz)) };
+}
+
+/** GET /REST/events: the legacy flat-file listing. */
+export async function queryLegacyEvents(engine: Engine, params: Params, opts: CallOptions = {}): Promise<EventAnswer<Record<string, unknown>>> {
+  const tz = engine.settings.timezone;
+  const { store: ref, query } = parseLegacyQuery(params, tz);
+  const store = await openRequestStore(engine, ref);
+  const stats: ScanStats = { malformed: 0 };
+  return { store, stats, events: shapeRows(store, query, { signal: opts.signal, stats, summary: false, maxReaders: engine.settings.maxReadersPerStore }, (row) => shapeLegacyEvent(row, tz)) };
+}
+
+/** A query's shaped rows; it holds one of the store's reader slots from its first row to its end. */
+async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: AbortSignal | undefined; stats: ScanStats; summary: boolean; maxReaders: number }, shape: (r: EventRow) => T): AsyncIterable<T> {
+  if (q.limit === 0) return;
+  const o: QueryOptions = { stats: opts.stats, summary: opts.summary };
+  if (opts.signal) o.signal = opts.signal;
+  const release = takeReaderSlot(store, opts.maxReaders);
+  try {
+    for await (const row of store.query(q, o)) yield shape(row);
+  } finally {
+    release();
+  }
+}
+
+/** DELETE /REST/v2.0/events, `evio events delete`. */
+export async function deleteEvents(engine: Engine, params: Params, opts: CallOptions = {}): Promise<DeleteResult & { store: string }> {
+  const chosen = chooseStore(engine, params, opts);
+  const { store: ref, filter } = parseEventDelete(chosen.params, engine.settings.timezone);
+  const store = chosen.spec ? await openStore(engine, chosen.spec) : await openRequestStore(engine, ref);
+  const res = await store.delete(filter, opts.signal ? { signal: opts.signal } : {});
+  return { ...res, store: store.name };
+}
+
+/** GET /REST/v2.0/events/destinations: where events are configured to go. */
+export function eventDestinations(engine: Engine): Record<string, string | null> {
+  const s = engine.settings;
+  return { db: s.eventdb, ff: s.eventlog, prog: null, odbc: null, syslog: null };
+}
+
+
+
+
+/**
+ * `evio events append`: appends records to a named store, creating it (file and schema) when it
+ * does not exist yet — appends, copies and imports are the calls that create stores.
+ */
+export async function appendEvents(engine: Engine, storeName: string, events: Iterable<NewEvent> | AsyncIterable<NewEvent>, opts: { signal?: AbortSignal } = {}): Promise<AppendResult & { store: string }> {
+  const store = await openStore(engine, parseStoreName(engine, storeName));
+  const res = await store.append(events, opts.signal ? { signal: opts.signal } : {});
+  return { ...res, store: store.name };
+}
+
+export interface CopyRequest {
+  /** Store names (ff:PATH, db:PATH, pg:NAME|URL, odbc:DSN); `to` is created when missing. */
+  from: string;
+  to: string;
+  signal?: AbortSignal;
+  onProgress?: (p: CopyProgress) => void;
+}
+
+/** `evio events copy`, `evio demo`: every record of one store into another; re-runs add nothing. */
+export async function copyEvents(engine: Engine, r: CopyRequest): Promise<CopyProgress & { from: string; to: string }> {
+  const src = await openStore(engine, parseStoreName(engine, r.from, process.cwd(), { existing: true }));
+  const dst = await openStore(engine, parseStoreName(engine, r.to));
+  const p = await copyStore(src, dst, { ...(r.signal ? { signal: r.signal } : {}), ...(r.onProgress ? { onProgress: r.onProgress } : {}) });
+  return { ...p, from: src.name, to: dst.name };
+}
