@@ -3,7 +3,7 @@
 // and v1 (one JSON object with `stdout: [[delay, data], ...]`, read whole up to a bound).
 // Data bytes are the UTF-8 of the event strings: `o` is ttyout, `i` is ttyin; `r` "COLSxROWS"
 // is a window change (columns first, the opposite of sudo's timing file).
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { ERRORS, evioError } from '../errors.js';
 import { decodedChunks } from './decoded-file.js';
 import { CAST_LINE_MAX, CAST_V1_MAX_BYTES, INFO_MAX_BYTES, MAX_PIECE } from './limits.js';
@@ -114,7 +114,8 @@ export class AsciicastSession implements IologSession {
   }
 
   private async readV1(): Promise<Variables | null> {
-    const st = await stat(this.path);
+    // An early way out only: the bound is kept on what is read (the name may be swapped meanwhile).
+    const st = await lstat(this.path);
     if (st.size > CAST_V1_MAX_BYTES) return null;
     const parts: Buffer[] = [];
     const decoded = await decodedChunks(this.path, () => undefined);
@@ -144,7 +145,7 @@ export class AsciicastSession implements IologSession {
     const env = (v.env && typeof v.env === 'object' ? v.env : {}) as Record<string, unknown>;
     const num = (x: unknown, d: number) => (typeof x === 'number' && Number.isInteger(x) && x > 0 && x <= 0x7fffffff ? x : d);
     let startSec = typeof v.timestamp === 'number' && Number.isFinite(v.timestamp) && v.timestamp >= 0 ? Math.floor(v.timestamp) : -1;
-    if (startSec < 0) startSec = Math.floor((await stat(this.path)).mtimeMs / 1000);
+    if (startSec < 0) startSec = Math.floor((await lstat(this.path)).mtimeMs / 1000);
     const s = (x: unknown) => (typeof x === 'string' ? x : '');
     return {
       startSec,

@@ -8,8 +8,10 @@
 // (normalizeNewEvent); write in large batches; fsync before returning, so an acknowledged
 // append is durable. On an error part-way, the records before the bad one are written and
 // synced (as MemoryStore keeps them), and the error says how many.
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { evioError, isEvioError } from '../../errors.js';
+import { OPEN_APPEND, type DirHandle } from '../../safe-open.js';
 import { normalizeNewEvent } from '../record.js';
 import type { AppendResult, NewEvent } from '../types.js';
 import { endsWithNewline, readLastRecnum } from './tail.js';
@@ -37,6 +39,8 @@ async function writeAll(fh: FileHandle, text: string): Promise<number> {
 
 export interface AppendContext {
   path: string;
+  /** The file's directory, held open: the file is opened in it (safe-open.ts). */
+  dir: DirHandle;
   /** The previous tail, if any; replaced by the new one. */
   cache: TailCache | null;
   signal?: AbortSignal | undefined;
@@ -48,8 +52,9 @@ export async function appendEvents(
 ): Promise<{ result: AppendResult; cache: TailCache }> {
   let fh: FileHandle;
   try {
-    fh = await open(ctx.path, 'a+', FILE_MODE);
+    fh = await ctx.dir.openFile(basename(ctx.path), OPEN_APPEND, FILE_MODE);
   } catch (err) {
+    if (isEvioError(err)) throw err;
     throw evioError('STORE_IO', `cannot open ${ctx.path} for appending: ${(err as Error).message}`, err);
   }
   const result: AppendResult = { first: null, last: null, count: 0, skipped: 0 };
