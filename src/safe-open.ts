@@ -18,9 +18,10 @@
 // falls back to realpath() of the name plus a dev/ino comparison with the descriptor, and
 // DirHandle names are plain paths: that narrows the window to the time between those calls but
 // does not close it (docs/security.md).
-import { constants as C, fstatSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants as C, fstatSync, fsync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { evioError } from './errors.js';
 
 const NOFOLLOW = C.O_NOFOLLOW ?? 0;
@@ -34,6 +35,8 @@ export const OPEN_READ = C.O_RDONLY;
 export const OPEN_APPEND = C.O_RDWR | C.O_APPEND | C.O_CREAT;
 /** fopen "wx": a new file, never an existing one (nor a symlink's target). */
 export const OPEN_CREATE_NEW = C.O_WRONLY | C.O_CREAT | C.O_EXCL;
+
+const fsyncFd = promisify(fsync);
 
 let procFd: boolean | null = null;
 
@@ -100,6 +103,40 @@ function whereIs(fd: number, st: Stats, at: string): Where {
 /** Opens replaced by a rename between open and check are retried this many times. */
 const REOPENS = 3;
 
+function allFlags(flags: number, kind: OpenKind, follow: boolean | undefined): number {
+  return flags | NONBLOCK | NOCTTY | (follow ? 0 : NOFOLLOW) | (kind === 'directory' ? DIRECTORY : 0);
+}
+
+/** An error of open() itself, as the caller should see it. */
+function openError(err: unknown, kind: OpenKind, opts: OpenCheckedOptions, shown: string): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EISDIR') return notRegular(shown, 'a directory', kind);
+  if (code === 'ENXIO') return notRegular(shown, 'a FIFO or socket', kind);
+  // A directory checked at `at` that is a symlink or a file now was swapped since the check.
+  if (kind === 'directory' && opts.at !== null && (code === 'ELOOP' || code === 'ENOTDIR')) {
+    return evioError('PATH_CHANGED', `${shown} is no longer the directory that was checked (replaced by a symlink or a file); it was not used`);
+  }
+  return err;
+}
+
+/**
+ * The checks on a freshly opened descriptor: 'reopen' when the file was renamed over meanwhile;
+ * throws PATH_CHANGED or NOT_A_REGULAR_FILE. Only syscalls that never wait on I/O or a peer.
+ */
+function checkOpened(fd: number, kind: OpenKind, opts: OpenCheckedOptions, shown: string, attempt: number): 'ok' | 'reopen' {
+  const st = fstatSync(fd);
+  // Where first: the type of something outside the roots is none of the caller's business.
+  if (opts.at !== null) {
+    const where = whereIs(fd, st, opts.at);
+    if (where === 'deleted' && attempt < REOPENS) return 'reopen';
+    if (where !== 'there') {
+      throw evioError('PATH_CHANGED', `${shown} was replaced or moved while it was opened (a directory on its path changed); it was not used`);
+    }
+  }
+  if (kind === 'file' ? !st.isFile() : !st.isDirectory()) throw notRegular(shown, describeType(st), kind);
+  return 'ok';
+}
+
 /**
  * Opens `path` with `flags` plus O_NOFOLLOW (unless `follow`), O_NONBLOCK and O_NOCTTY, checks
  * that the descriptor lies at `opts.at` (PATH_CHANGED) and is of `kind` (NOT_A_REGULAR_FILE),
@@ -110,33 +147,17 @@ const REOPENS = 3;
  */
 export async function openChecked(path: string, flags: number, kind: OpenKind, opts: OpenCheckedOptions): Promise<FileHandle> {
   const shown = opts.shown ?? path;
-  const all = flags | NONBLOCK | NOCTTY | (opts.follow ? 0 : NOFOLLOW) | (kind === 'directory' ? DIRECTORY : 0);
+  const all = allFlags(flags, kind, opts.follow);
   for (let attempt = 1; ; attempt++) {
     let fh: FileHandle;
     try {
       fh = await open(path, all, opts.mode);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EISDIR') throw notRegular(shown, 'a directory', kind);
-      if (code === 'ENXIO') throw notRegular(shown, 'a FIFO or socket', kind);
-      // A directory checked at `at` that is a symlink or a file now was swapped since the check.
-      if (kind === 'directory' && opts.at !== null && (code === 'ELOOP' || code === 'ENOTDIR')) {
-        throw evioError('PATH_CHANGED', `${shown} is no longer the directory that was checked (replaced by a symlink or a file); it was not used`);
-      }
-      throw err;
+      throw openError(err, kind, opts, shown);
     }
     let keep = false;
     try {
-      const st = fstatSync(fh.fd);
-      // Where first: the type of something outside the roots is none of the caller's business.
-      if (opts.at !== null) {
-        const where = whereIs(fh.fd, st, opts.at);
-        if (where === 'deleted' && attempt < REOPENS) continue;
-        if (where !== 'there') {
-          throw evioError('PATH_CHANGED', `${shown} was replaced or moved while it was opened (a directory on its path changed); it was not used`);
-        }
-      }
-      if (kind === 'file' ? !st.isFile() : !st.isDirectory()) throw notRegular(shown, describeType(st), kind);
+      if (checkOpened(fh.fd, kind, opts, shown, attempt) === 'reopen') continue;
       keep = true;
       return fh;
     } finally {
@@ -146,14 +167,40 @@ export async function openChecked(path: string, flags: number, kind: OpenKind, o
 }
 
 /**
+ * openChecked for a directory, synchronously, as a plain descriptor. Opening a directory with
+ * O_DIRECTORY | O_NONBLOCK cannot wait on a peer, and walks open one per directory: a pool
+ * round trip for each would double a walk's time.
+ */
+function openDirectorySync(path: string, opts: OpenCheckedOptions): number {
+  const shown = opts.shown ?? path;
+  const all = allFlags(OPEN_READ, 'directory', opts.follow);
+  for (let attempt = 1; ; attempt++) {
+    let fd: number;
+    try {
+      fd = openSync(path, all);
+    } catch (err) {
+      throw openError(err, 'directory', opts, shown);
+    }
+    let keep = false;
+    try {
+      if (checkOpened(fd, 'directory', opts, shown, attempt) === 'reopen') continue;
+      keep = true;
+      return fd;
+    } finally {
+      if (!keep) closeSync(fd);
+    }
+  }
+}
+
+/**
  * A directory held open, so that names in it are created, renamed and removed in this very
- * directory inode even if its path is changed meanwhile (an openat() for Node).
+ * directory inode even if its path is changed meanwhile (an openat() for Node). Close it.
  */
 export class DirHandle {
   private constructor(
     /** The directory's path, for messages and the fallback without /proc. */
     readonly path: string,
-    private readonly fh: FileHandle,
+    private fd: number,
     private readonly follow: boolean,
   ) {}
 
@@ -163,17 +210,17 @@ export class DirHandle {
    */
   static async open(path: string, opts: { at: string | null; follow?: boolean }): Promise<DirHandle> {
     const follow = opts.follow ?? false;
-    return new DirHandle(path, await openChecked(path, OPEN_READ, 'directory', { at: opts.at, follow }), follow);
+    return new DirHandle(path, openDirectorySync(path, { at: opts.at, follow }), follow);
   }
 
   /** This directory as a path that the kernel resolves to the held inode. */
   get self(): string {
-    return hasProcFd() ? `/proc/self/fd/${this.fh.fd}` : this.path;
+    return hasProcFd() ? `/proc/self/fd/${this.fd}` : this.path;
   }
 
   /** `name` (one component) inside the held directory, as a path for fs calls. */
   at(name: string): string {
-    return hasProcFd() ? `/proc/self/fd/${this.fh.fd}/${name}` : join(this.path, name);
+    return hasProcFd() ? `/proc/self/fd/${this.fd}/${name}` : join(this.path, name);
   }
 
   /** `name` as the user knows it, for messages. */
@@ -190,13 +237,13 @@ export class DirHandle {
 
   /** The subdirectory `name`, opened through this one; a symlink there is refused (ELOOP/ENOTDIR). */
   async openDir(name: string): Promise<DirHandle> {
-    return new DirHandle(this.shown(name), await openChecked(this.at(name), OPEN_READ, 'directory', { at: null, shown: this.shown(name) }), false);
+    return new DirHandle(this.shown(name), openDirectorySync(this.at(name), { at: null, shown: this.shown(name) }), false);
   }
 
   /** fsync of the directory, so that a rename in it is durable. */
   async sync(): Promise<void> {
     try {
-      await this.fh.sync();
+      await fsyncFd(this.fd);
     } catch (err) {
       // Some filesystems refuse fsync on a directory; the rename itself is still atomic.
       const code = (err as NodeJS.ErrnoException).code;
@@ -205,6 +252,9 @@ export class DirHandle {
   }
 
   async close(): Promise<void> {
-    await this.fh.close().catch(() => undefined);
+    if (this.fd < 0) return;
+    const fd = this.fd;
+    this.fd = -1;
+    closeSync(fd);
   }
 }
