@@ -38,6 +38,8 @@ export const ERRORS = {
   BAD_STORE_NAME: def(1007, 400, 'A store name is not of the form ff:PATH, db:PATH, pg:NAME|URL or odbc:DSN', 'Name the store with one of those prefixes.'),
   PATH_OUTSIDE_ROOTS: def(1008, 403, 'A file or path resolves outside the configured directories', 'Use a path under eventlogdirs (event logs) or iologdirs (I/O logs); symlinks are resolved before the check.'),
   BAD_PARAMETER_ENCODING: def(1009, 400, 'A parameter contains a NUL byte, is repeated where one value is expected, or is too long', 'Send each parameter once, as text without NUL bytes, within the documented length.'),
+  NOT_A_REGULAR_FILE: def(1010, 400, 'A file to read or write is not a regular file (a directory, FIFO, device node or socket)', 'Name a regular file: event logs and session files are plain files; FIFOs and device nodes are never opened for reading or writing.'),
+  PATH_CHANGED: def(1011, 409, 'A file or directory was replaced or moved while evio opened it (for example a directory swapped for a symbolic link), so it was not used', 'Retry; if it persists, find out who changes the directories under eventlogdirs or iologdirs.'),
 
   // ---- 1100-1199 event query parameters
   QUERY_UNKNOWN_FORMAT: def(1100, 400, 'Unknown event log format', 'Use format=ff (flatfile, file), db or odbc.'),

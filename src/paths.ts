@@ -1,6 +1,7 @@
 // Confinement of user-supplied paths: every `file`/`path` a request names is resolved (symlinks
 // included) and must land inside one of the configured roots. Shared by event logs
-// (eventlogdirs) and I/O logs (iologdirs).
+// (eventlogdirs) and I/O logs (iologdirs). A checked path is only half the story: what is then
+// opened by that name must still be there, which safe-open.ts makes sure of.
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { evioError } from './errors.js';

@@ -85,7 +85,7 @@ export async function run(ctx) {
   });
   if (list.p50 > 10) {
     section.notes.push(
-      '**Where the list query\'s time goes.** `iologList` (src/iolog/service.ts) sends the query to the worker pool (`listQuery` task): the worker opens the SQLite index, runs the query and returns up to 1000 rows, which are copied back to the main thread (structured clone). The SQL itself is an indexed lookup; the thread hop and the copy of 1000 objects, plus any other load on the 2 cores, make the rest. See the profile.',
+      '**Where the list query\'s time goes.** `iologList` (src/app/iolog.ts) sends the query to the worker pool (`listQuery` task): the worker opens the SQLite index, runs the query and returns up to 1000 rows, which are copied back to the main thread (structured clone). The SQL itself is an indexed lookup; the thread hop and the copy of 1000 objects, plus any other load on the 2 cores, make the rest. See the profile.',
     );
   }
   if (ctx.profile && list.p50 > 10) {

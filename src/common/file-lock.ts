@@ -13,12 +13,17 @@
 //   lock, and unlinks it only if it still carries the dead holder's token. A stealer that dies
 //   holding its steal file is taken over the same way, one level up.
 // Within one process, holders of the same path also queue on a promise chain (no polling).
+// A writer that holds its log's directory open passes it (DirHandle): every lock file is then
+// created, read and removed in that directory inode, never through a path that may have been
+// swapped for a symlink since (safe-open.ts). A lock file is read without following a symlink
+// and without blocking: anything but a regular file there is an unreadable lock.
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { link, open, readFile, stat, unlink } from 'node:fs/promises';
+import { link, lstat, open, unlink, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { resolve } from 'node:path';
-import { evioError } from '../errors.js';
+import { basename, resolve } from 'node:path';
+import { evioError, isEvioError } from '../errors.js';
+import { openChecked, OPEN_READ, type DirHandle } from '../safe-open.js';
 
 export interface LockInfo {
   pid: number;
@@ -99,15 +104,42 @@ function parseInfo(text: string): LockInfo | null {
 
 type ReadResult = { kind: 'missing' } | { kind: 'held'; info: LockInfo } | { kind: 'unreadable'; token: string; ageMs: number };
 
-async function readLock(path: string): Promise<ReadResult> {
+/** Lock files are small; a bigger one was not written by evio (read as unreadable). */
+const LOCK_MAX_BYTES = 4096;
+
+async function readLock(path: string, shown = path): Promise<ReadResult> {
+  let fh: FileHandle;
   try {
-    const [text, st] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
-    const info = parseInfo(text);
+    fh = await openChecked(path, OPEN_READ, 'file', { at: null });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'missing' };
+    if (code === 'ELOOP' || isEvioError(err, 'NOT_A_REGULAR_FILE')) return notALockFile(path, shown);
+    throw evioError('STORE_IO', `cannot read the lock ${shown}: ${(err as Error).message}`, err);
+  }
+  try {
+    const st = await fh.stat();
+    const buf = Buffer.alloc(Math.min(st.size, LOCK_MAX_BYTES));
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    const text = buf.toString('utf8', 0, bytesRead);
+    const info = st.size <= LOCK_MAX_BYTES ? parseInfo(text) : null;
     if (info) return { kind: 'held', info };
     return { kind: 'unreadable', token: `unreadable-${st.ino}-${st.mtimeMs}-${text.length}`, ageMs: Date.now() - st.mtimeMs };
   } catch (err) {
+    throw evioError('STORE_IO', `cannot read the lock ${shown}: ${(err as Error).message}`, err);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A symlink, FIFO, directory ... where the lock should be: unreadable, stale after UNREADABLE_STALE_MS. */
+async function notALockFile(path: string, shown: string): Promise<ReadResult> {
+  try {
+    const st = await lstat(path);
+    return { kind: 'unreadable', token: `unreadable-${st.ino}-${st.mtimeMs}-0`, ageMs: Date.now() - st.mtimeMs };
+  } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
-    throw evioError('STORE_IO', `cannot read the lock ${path}: ${(err as Error).message}`, err);
+    throw evioError('STORE_IO', `cannot read the lock ${shown}: ${(err as Error).message}`, err);
   }
 }
 
@@ -223,8 +255,11 @@ export class FileLock {
     this.lockPath = `${resolve(file)}.lock`;
   }
 
-  /** Takes the lock, waiting up to timeoutMs; STORE_LOCK_TIMEOUT when it stays held. */
-  async acquire(signal?: AbortSignal): Promise<HeldLock> {
+  /**
+   * Takes the lock, waiting up to timeoutMs; STORE_LOCK_TIMEOUT when it stays held. With `dir`
+   * (the held directory of the file), the lock files live in that directory inode.
+   */
+  async acquire(signal?: AbortSignal, dir?: DirHandle): Promise<HeldLock> {
     const deadline = Date.now() + this.opts.timeoutMs;
     const turn = localTurn(this.lockPath);
     let timer: NodeJS.Timeout | undefined;
@@ -243,7 +278,7 @@ export class FileLock {
       clearTimeout(timer);
     }
     try {
-      return await this.acquireFile(deadline, turn.done, signal ?? this.opts.signal);
+      return await this.acquireFile(deadline, turn.done, signal ?? this.opts.signal, dir);
     } catch (err) {
       turn.done();
       throw err;
@@ -251,8 +286,8 @@ export class FileLock {
   }
 
   /** Runs `fn` holding the lock. */
-  async withLock<T>(fn: (held: HeldLock) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const held = await this.acquire(signal);
+  async withLock<T>(fn: (held: HeldLock) => Promise<T>, signal?: AbortSignal, dir?: DirHandle): Promise<T> {
+    const held = await this.acquire(signal, dir);
     try {
       return await fn(held);
     } finally {
@@ -260,8 +295,9 @@ export class FileLock {
     }
   }
 
-  private async acquireFile(deadline: number, localDone: () => void, signal: AbortSignal | undefined): Promise<HeldLock> {
-    const path = this.lockPath;
+  private async acquireFile(deadline: number, localDone: () => void, signal: AbortSignal | undefined, dir: DirHandle | undefined): Promise<HeldLock> {
+    const shown = this.lockPath;
+    const path = dir ? dir.at(basename(shown)) : shown;
     let backoff = 2;
     let tookOver = false;
     for (;;) {
@@ -271,7 +307,8 @@ export class FileLock {
       try {
         created = await createAtomically(path, info);
       } catch (err) {
-        throw evioError('STORE_IO', `cannot create the lock ${path}: ${(err as Error).message}`, err);
+        if (isEvioError(err)) throw err;
+        throw evioError('STORE_IO', `cannot create the lock ${shown}: ${(err as Error).message}`, err);
       }
       if (created) {
         let released = false;
@@ -282,7 +319,7 @@ export class FileLock {
             if (released) return;
             released = true;
             try {
-              const now = await readLock(path);
+              const now = await readLock(path, shown);
               if (tokenOf(now) === info.token) await unlink(path);
             } finally {
               localDone();
@@ -290,7 +327,7 @@ export class FileLock {
           },
         };
       }
-      const holder = await readLock(path);
+      const holder = await readLock(path, shown);
       if (holder.kind === 'missing') continue;
       const stale = holder.kind === 'held' ? holderIsDead(holder.info) : holder.ageMs > UNREADABLE_STALE_MS;
       if (stale) {
@@ -299,7 +336,7 @@ export class FileLock {
       }
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw evioError('STORE_LOCK_TIMEOUT', `${path} is held by ${describe(holder)}; waited ${this.opts.timeoutMs} ms (lockTimeoutMs)`);
+        throw evioError('STORE_LOCK_TIMEOUT', `${shown} is held by ${describe(holder)}; waited ${this.opts.timeoutMs} ms (lockTimeoutMs)`);
       }
       await sleep(Math.min(left, backoff + Math.random() * backoff));
       backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);

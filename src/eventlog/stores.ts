@@ -2,20 +2,29 @@
 // confined to eventlogdirs; the CLI (the local operator) names any store as ff:PATH, db:PATH,
 // pg:NAME|URL or odbc:DSN. Opened stores are shared through the engine (pools, caches).
 import { closeSync, existsSync, constants as fsc, fstatSync, openSync, readSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Engine } from '../engine.js';
-import { evioError } from '../errors.js';
+import { evioError, isEvioError } from '../errors.js';
 import { ownValue } from '../own-property.js';
 import { inside, realOrNull, resolveInsideRoots } from '../paths.js';
+import { openChecked, OPEN_READ } from '../safe-open.js';
 import { checkDsnName } from './odbc/dsn-name.js';
 import { redactUrl } from './postgres/pg-url.js';
 import type { StoreRef } from './query.js';
 import type { EventStore } from './types.js';
 
+/**
+ * `confined`: a request named the file; `path` is the real path checked inside eventlogdirs and
+ * every open must land exactly there (safe-open.ts).
+ */
 export type StoreSpec =
-  | { kind: 'ff'; path: string }
-  /** `existing`: a request's store — only an existing evio database is opened, never created. */
-  | { kind: 'sqlite'; path: string; existing?: boolean }
+  | { kind: 'ff'; path: string; confined?: boolean }
+  /**
+   * `existing`: only an existing evio database is opened, never created (reads, deletes).
+   * `confined`: named by a request, so every open is checked against the roots.
+   */
+  | { kind: 'sqlite'; path: string; existing?: boolean; confined?: boolean }
   | { kind: 'pg'; name: string; url: string }
   | { kind: 'odbc'; dsn: string };
 
@@ -33,7 +42,7 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
  * create one, and never turn another file (an emptied flat file, say) into one. Checked per
  * request, so a database created later (by evio demo or an import) is found without a restart.
  */
-function existingSqlite(path: string, asked: string): StoreSpec {
+function existingSqlite(path: string, asked: string): Extract<StoreSpec, { kind: 'sqlite' }> {
   const head = Buffer.alloc(SQLITE_HEADER.length);
   let fd: number;
   try {
@@ -42,7 +51,8 @@ function existingSqlite(path: string, asked: string): StoreSpec {
     throw evioError('STORE_NOT_FOUND', `event database "${asked}" does not exist; a request never creates one (evio events append, copy or import does)`);
   }
   try {
-    if (!fstatSync(fd).isFile() || readSync(fd, head, 0, head.length, 0) !== head.length || !head.equals(SQLITE_HEADER)) {
+    if (!fstatSync(fd).isFile()) throw evioError('NOT_A_REGULAR_FILE', `"${asked}" is not a regular file, so not an SQLite event database`);
+    if (readSync(fd, head, 0, head.length, 0) !== head.length || !head.equals(SQLITE_HEADER)) {
       throw evioError('STORE_NOT_FOUND', `"${asked}" is not an SQLite event database; a request never creates or converts one`);
     }
   } finally {
@@ -100,12 +110,25 @@ function refusePrivate(engine: Engine, path: string, asked: string): string {
   return path;
 }
 
+/**
+ * A request's file resolved inside eventlogdirs. A root itself is a directory, never an event
+ * log (and a writer would put its lock and scratch files beside it, outside the roots).
+ */
+function requestFile(engine: Engine, asked: string, forWrite: boolean): string {
+  const s = engine.settings;
+  const path = refusePrivate(engine, resolveInsideRoots(s.eventlogdirs, asked, 'file', forWrite), asked);
+  if (s.eventlogdirs.some((r) => (realOrNull(r) ?? resolve(r)) === path)) {
+    throw evioError('NOT_A_REGULAR_FILE', `file "${asked}" is a directory of eventlogdirs, not an event log`);
+  }
+  return path;
+}
+
 /** The store a request names, confined to the configured directories. */
 export function requestStoreSpec(engine: Engine, ref: StoreRef, forWrite = false): StoreSpec {
   const s = engine.settings;
   switch (ref.format) {
     case 'ff':
-      return { kind: 'ff', path: refusePrivate(engine, resolveInsideRoots(s.eventlogdirs, ref.file, 'file', forWrite), ref.file) };
+      return { kind: 'ff', path: requestFile(engine, ref.file, forWrite), confined: true };
     case 'odbc':
       return { kind: 'odbc', dsn: ref.dsn };
     case 'db': {
@@ -119,7 +142,7 @@ export function requestStoreSpec(engine: Engine, ref: StoreRef, forWrite = false
       if (/^[a-z]+:\/\//i.test(name)) {
         throw evioError('QUERY_UNKNOWN_DATABASE', 'a database is named in the settings, never by URL in a request');
       }
-      return existingSqlite(refusePrivate(engine, resolveInsideRoots(s.eventlogdirs, name, 'file', forWrite), name), name);
+      return { ...existingSqlite(requestFile(engine, name, forWrite), name), confined: true };
     }
   }
 }
@@ -143,9 +166,10 @@ export function formatParamsOf(spec: StoreSpec): { format: string; file?: string
 export function storeKey(spec: StoreSpec): string {
   switch (spec.kind) {
     case 'ff':
-      return `store:${spec.kind}:${spec.path}`;
+      return `store:${spec.kind}${spec.confined ? ':confined' : ''}:${spec.path}`;
     case 'sqlite':
-      return `store:${spec.kind}:${spec.path}${spec.existing ? ':existing' : ''}`;
+      // A confined store checks every open; the operator's store of the same file does not.
+      return `store:${spec.kind}${spec.confined ? ':confined' : ''}${spec.existing ? ':existing' : ''}:${spec.path}`;
     case 'pg':
       return `store:pg:${spec.url}`;
     case 'odbc':
@@ -159,7 +183,32 @@ export async function openStore(engine: Engine, spec: StoreSpec): Promise<EventS
 }
 
 export async function openRequestStore(engine: Engine, ref: StoreRef, forWrite = false): Promise<EventStore> {
-  return openStore(engine, requestStoreSpec(engine, ref, forWrite));
+  const spec = requestStoreSpec(engine, ref, forWrite);
+  if (spec.kind === 'sqlite' && spec.confined) await checkSqliteFiles(spec.path);
+  return openStore(engine, spec);
+}
+
+/** The files SQLite opens for a database: the database and its journals. */
+const SQLITE_SIDE_FILES = ['', '-journal', '-wal', '-shm'];
+
+/**
+ * SQLite opens files by name, blocking, on the main thread: a FIFO there would hang the whole
+ * service. So before SQLite sees a request's database, it and its journals must be regular files
+ * (or absent), and the database must lie where it was checked. SQLite re-resolves the name when
+ * it opens it, a window this check narrows but cannot close (docs/security.md).
+ */
+async function checkSqliteFiles(path: string): Promise<void> {
+  for (const suffix of SQLITE_SIDE_FILES) {
+    const st = await lstat(path + suffix).catch(() => null);
+    if (st && !st.isFile()) throw evioError('NOT_A_REGULAR_FILE', `${path + suffix} is not a regular file; an SQLite event database and its journals must be`);
+  }
+  try {
+    const fh = await openChecked(path, OPEN_READ, 'file', { at: path });
+    await fh.close();
+  } catch (err) {
+    if (isEvioError(err)) throw err;
+    // Missing (created on first use) or unreadable: SQLite answers that in its own words.
+  }
 }
 
 export async function openStoreByName(engine: Engine, name: string): Promise<EventStore> {
@@ -171,7 +220,7 @@ async function createStore(engine: Engine, spec: StoreSpec): Promise<EventStore>
   switch (spec.kind) {
     case 'ff': {
       const { FlatFileStore } = await import('./flatfile/index.js');
-      return new FlatFileStore({ path: spec.path, lockTimeoutMs: s.lockTimeoutMs, maxOpenAccepts: s.maxOpenAccepts });
+      return new FlatFileStore({ path: spec.path, lockTimeoutMs: s.lockTimeoutMs, maxOpenAccepts: s.maxOpenAccepts, confined: spec.confined ?? false });
     }
     case 'sqlite': {
       const { SqliteStore } = await import('./sqlite/index.js');

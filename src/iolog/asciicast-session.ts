@@ -3,7 +3,7 @@
 // and v1 (one JSON object with `stdout: [[delay, data], ...]`, streamed: asciicast-v1.ts).
 // Data bytes are the UTF-8 of the event strings: `o` is ttyout, `i` is ttyin; `r` "COLSxROWS"
 // is a window change (columns first, the opposite of sudo's timing file).
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { ERRORS, evioError } from '../errors.js';
 import { JSON_MAX_DEPTH, jsonTextTooDeep } from '../json-depth.js';
 import { NotAsciicastV1, readV1, type V1Item } from './asciicast-v1.js';
@@ -164,7 +164,7 @@ export class AsciicastSession implements IologSession {
     const env = (v.env && typeof v.env === 'object' ? v.env : {}) as Record<string, unknown>;
     const num = (x: unknown, d: number) => (typeof x === 'number' && Number.isInteger(x) && x > 0 && x <= 0x7fffffff ? x : d);
     let startSec = typeof v.timestamp === 'number' && Number.isFinite(v.timestamp) && v.timestamp >= 0 ? Math.floor(v.timestamp) : -1;
-    if (startSec < 0) startSec = Math.floor((await stat(this.path)).mtimeMs / 1000);
+    if (startSec < 0) startSec = Math.floor((await lstat(this.path)).mtimeMs / 1000);
     const s = (x: unknown) => (typeof x === 'string' ? x : '');
     return {
       startSec,

@@ -1,20 +1,26 @@
 // Opening one session file: plain or gzip, judged per file by the magic 1f 8b (as sudo does).
 // gzip is inflated with finishFlush Z_SYNC_FLUSH, so a live file (sync-flushed, no trailer yet)
 // and a 0-byte file decode instead of failing with "unexpected end of file".
-// Files are opened with O_NOFOLLOW: a symlink planted inside a session directory is refused,
-// so nothing outside the roots can be read through one.
-import { constants as fsc } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+// Files are opened through safe-open.ts: a symlink planted inside a session directory is
+// refused (O_NOFOLLOW), a FIFO or device node is refused before any read without blocking
+// (O_NONBLOCK, fstat), and the descriptor must lie exactly at the path asked for, so a directory
+// swapped for a symlink after the path was checked cannot lead outside the roots.
+import type { FileHandle } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { constants as zc, createGunzip, type Gunzip } from 'node:zlib';
-import { evioError } from '../errors.js';
+import { evioError, isEvioError } from '../errors.js';
+import { openChecked, OPEN_READ } from '../safe-open.js';
 
-const READ_FLAGS = fsc.O_RDONLY | (fsc.O_NOFOLLOW ?? 0);
-
-/** Opens a file for reading, refusing symlinks; null when it does not exist. */
+/**
+ * Opens a session file (a real path: session paths come resolved from the roots) for reading;
+ * null when it does not exist. NOT_A_REGULAR_FILE and PATH_CHANGED as safe-open.ts says.
+ */
 export async function openNoFollow(path: string): Promise<FileHandle | null> {
   try {
-    return await open(path, READ_FLAGS);
+    const real = resolve(path);
+    return await openChecked(real, OPEN_READ, 'file', { at: real, shown: path });
   } catch (err) {
+    if (isEvioError(err)) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     if (code === 'ELOOP') throw evioError('IOLOG_READ', `${path} is a symbolic link; session files must be regular files`);

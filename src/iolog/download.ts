@@ -1,7 +1,8 @@
 // Raw download (GET /REST/iologfile?file=): a file as it is on disk, or a sudo session
 // directory as a tar stream (its regular files, one level, under the directory's name).
 // Each file is sent with the size it had when opened, so a live session still gives a
-// well-formed tar. Symlinks are skipped; everything is opened with O_NOFOLLOW.
+// well-formed tar. Symlinks are skipped; everything is opened through openNoFollow (no symlink,
+// no FIFO or device, and only where the path was checked to lie: safe-open.ts).
 import { lstat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
@@ -19,7 +20,10 @@ export interface Download {
 
 export async function openDownload(roots: readonly string[], file: string, signal?: AbortSignal): Promise<Download> {
   const real = resolveIologPath(roots, file, 'file');
-  const st = await lstat(real);
+  const st = await lstat(real).catch((err: NodeJS.ErrnoException) => {
+    // Resolved a moment ago: gone (or a directory on its path swapped) since.
+    throw evioError('NOT_FOUND', `file "${file}" does not exist`, err);
+  });
   if (st.isFile()) {
     const fh = await openNoFollow(real);
     if (!fh) throw evioError('NOT_FOUND', `file "${file}" does not exist`);

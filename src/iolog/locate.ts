@@ -1,11 +1,13 @@
 // Where a request may look: every `file`/`path` resolves (symlinks included) inside an I/O log
 // root, and system directories are refused even when a root contains them (a root of `/`
 // must not make /etc readable). Also: what counts as a session.
-import { lstat, open, readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, sep } from 'node:path';
 import { evioError } from '../errors.js';
 import { resolveInsideRoots } from '../paths.js';
+import { DirHandle } from '../safe-open.js';
 import { AsciicastSession } from './asciicast-session.js';
+import { openNoFollow } from './decoded-file.js';
 import type { IologSession } from './session.js';
 import { SudoSession, SUDO_FILES } from './sudo-session.js';
 
@@ -69,7 +71,8 @@ export async function sessionAt(real: string): Promise<{ kind: SessionKind; path
 }
 
 async function looksLikeCast(file: string): Promise<boolean> {
-  const fh = await open(file, 'r');
+  const fh = await openNoFollow(file);
+  if (!fh) return false;
   try {
     const buf = Buffer.alloc(64);
     const { bytesRead } = await fh.read(buf, 0, 64, 0);
@@ -91,11 +94,23 @@ export async function openSession(roots: readonly string[], file: string): Promi
   return openSessionOfKind(s.kind, s.path);
 }
 
-/** Entries of a directory, without following symlinks; [] when it cannot be read. */
+/**
+ * Entries of the directory at the real path `dir`, without following symlinks; [] when it
+ * cannot be read, or when it no longer lies at `dir` (a directory on the way was swapped for a
+ * symlink since the path was checked: its entries are not ours to list).
+ */
 export async function readDirents(dir: string) {
+  let held: DirHandle;
   try {
-    return await readdir(dir, { withFileTypes: true });
+    held = await DirHandle.open(dir, { at: dir });
   } catch {
     return [];
+  }
+  try {
+    return await readdir(held.self, { withFileTypes: true });
+  } catch {
+    return [];
+  } finally {
+    await held.close();
   }
 }

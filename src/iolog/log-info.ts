@@ -30,13 +30,15 @@ export interface SessionInfo {
   uuid: string;
 }
 
-/** Reads a small session file (never through a symlink); null when it does not exist. */
+/**
+ * Reads a small session file (never through a symlink, never a FIFO or device: openNoFollow);
+ * null when it does not exist.
+ */
 export async function readSmallFile(path: string): Promise<Buffer | null> {
   const fh = await openNoFollow(path);
   if (!fh) return null;
   try {
     const st = await fh.stat();
-    if (!st.isFile()) return null;
     if (st.size > INFO_MAX_BYTES) throw evioError('IOLOG_BAD_INFO', `${path} is ${st.size} bytes; the limit is ${INFO_MAX_BYTES}`);
     return await readFile(fh);
   } finally {

@@ -12,9 +12,14 @@
 // and finishes it. Measuring (dry run) walks the same way, so a dry run reports exactly the
 // files and bytes a real run removes. Empty parent directories (sudo's 00/00/) are left: sudo
 // creates sessions in them concurrently.
+// Both walks go from directory handle to directory handle (safe-open.ts): the session's parent
+// is opened and checked to lie where the check found it, the rename happens in it, and each
+// subdirectory is opened through its parent without following a symlink. A directory swapped
+// for a symlink at any moment therefore never leads the removal outside the roots.
 import { lstat, readdir, rename, rmdir, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { isEvioError } from '../errors.js';
+import { DirHandle } from '../safe-open.js';
 import { isCastName, isSudoSessionDir, isSystemPath } from './locate.js';
 import { realRoots } from './walk.js';
 import { resolveInsideRoots } from '../paths.js';
@@ -93,20 +98,69 @@ async function unfinishedRemoval(roots: readonly string[], lexical: string): Pro
   }
 }
 
+/** The parent of `path` (a real path), held open where it was checked to be. */
+function openParent(path: string): Promise<DirHandle> {
+  const parent = dirname(path);
+  return DirHandle.open(parent, { at: parent });
+}
+
+/**
+ * Visits `name` in `dir` and, for a directory, everything below it (children first when
+ * `after` is set), never following a symlink: a directory is entered only through a handle
+ * opened in its parent with O_NOFOLLOW; one that turned into something else meanwhile is
+ * visited as a non-directory.
+ */
+async function visitTree(dir: DirHandle, name: string, onEntry: (dir: DirHandle, name: string, isDir: boolean, bytes: number) => Promise<void>, sorted = false): Promise<void> {
+  let st;
+  try {
+    st = await lstat(dir.at(name));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // removed meanwhile (a re-run)
+    throw err;
+  }
+  if (st.isDirectory()) {
+    let child: DirHandle | null = null;
+    try {
+      child = await dir.openDir(name);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ELOOP' && code !== 'ENOTDIR' && !isEvioError(err, 'NOT_A_REGULAR_FILE')) throw err;
+    }
+    if (child) {
+      try {
+        const names = await readdir(child.self);
+        if (sorted) names.sort();
+        for (const n of names) await visitTree(child, n, onEntry, sorted);
+      } finally {
+        await child.close();
+      }
+      await onEntry(dir, name, true, 0);
+      return;
+    }
+  }
+  await onEntry(dir, name, false, st.isFile() ? st.size : 0);
+}
+
 /** What removing `path` would free, walking without following symlinks. */
 export async function measureTree(path: string): Promise<TreeSize> {
   const size: TreeSize = { files: 0, directories: 0, bytes: 0 };
-  const walk = async (p: string): Promise<void> => {
-    const st = await lstat(p);
-    if (st.isDirectory()) {
-      size.directories++;
-      for (const name of (await readdir(p)).sort()) await walk(join(p, name));
-    } else {
-      size.files++;
-      if (st.isFile()) size.bytes += st.size;
-    }
-  };
-  await walk(path);
+  const parent = await openParent(path);
+  try {
+    await visitTree(
+      parent,
+      basename(path),
+      async (_dir, _name, isDir, bytes) => {
+        if (isDir) size.directories++;
+        else {
+          size.files++;
+          size.bytes += bytes;
+        }
+      },
+      true,
+    );
+  } finally {
+    await parent.close();
+  }
   return size;
 }
 
@@ -116,29 +170,26 @@ export async function measureTree(path: string): Promise<TreeSize> {
  */
 export async function removeTree(path: string): Promise<TreeSize> {
   const size: TreeSize = { files: 0, directories: 0, bytes: 0 };
-  let target = path;
-  if (!basename(path).startsWith('.evio-purging-')) {
-    target = tombstoneOf(path);
-    await rename(path, target);
+  const parent = await openParent(path);
+  try {
+    let name = basename(path);
+    if (!name.startsWith('.evio-purging-')) {
+      const tomb = basename(tombstoneOf(path));
+      await rename(parent.at(name), parent.at(tomb));
+      name = tomb;
+    }
+    await visitTree(parent, name, async (dir, n, isDir, bytes) => {
+      if (isDir) {
+        await rmdir(dir.at(n));
+        size.directories++;
+      } else {
+        await unlink(dir.at(n));
+        size.files++;
+        size.bytes += bytes;
+      }
+    });
+  } finally {
+    await parent.close();
   }
-  const walk = async (p: string): Promise<void> => {
-    let st;
-    try {
-      st = await lstat(p);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // removed meanwhile (a re-run)
-      throw err;
-    }
-    if (st.isDirectory()) {
-      for (const name of await readdir(p)) await walk(join(p, name));
-      await rmdir(p);
-      size.directories++;
-    } else {
-      await unlink(p);
-      size.files++;
-      if (st.isFile()) size.bytes += st.size;
-    }
-  };
-  await walk(target);
   return size;
 }

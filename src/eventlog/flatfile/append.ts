@@ -17,8 +17,10 @@
 //   Only when the cut itself fails is the outcome unknown (STORE_APPEND_UNCERTAIN, naming the
 //   byte range). Readers do not take the lock, so a query running meanwhile may have seen
 //   records of the undone append.
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { evioError, isEvioError } from '../../errors.js';
+import { OPEN_APPEND, type DirHandle } from '../../safe-open.js';
 import { normalizeNewEvent } from '../record.js';
 import type { AppendResult, NewEvent } from '../types.js';
 import { endsWithNewline, readLastRecnum } from './tail.js';
@@ -81,6 +83,8 @@ async function undo(fh: FileHandle, path: string, size0: number, failure: WriteF
 
 export interface AppendContext {
   path: string;
+  /** The file's directory, held open: the file is opened in it (safe-open.ts). */
+  dir: DirHandle;
   /** The previous tail, if any; replaced by the new one. */
   cache: TailCache | null;
   signal?: AbortSignal | undefined;
@@ -92,8 +96,9 @@ export async function appendEvents(
 ): Promise<{ result: AppendResult; cache: TailCache }> {
   let fh: FileHandle;
   try {
-    fh = await open(ctx.path, 'a+', FILE_MODE);
+    fh = await ctx.dir.openFile(basename(ctx.path), OPEN_APPEND, FILE_MODE);
   } catch (err) {
+    if (isEvioError(err)) throw err;
     throw evioError('STORE_IO', `cannot open ${ctx.path} for appending: ${(err as Error).message}`, err);
   }
   const result: AppendResult = { first: null, last: null, count: 0, skipped: 0 };

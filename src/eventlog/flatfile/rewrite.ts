@@ -17,10 +17,14 @@
 // Kept lines are copied byte for byte, except lines without a recnum: their recnum is their line
 // number, which deleting earlier lines would change, so they are written with it (recnums are
 // never renumbered by a purge). Malformed lines are kept as they are.
+//
+// The store passes its directory held open (DirHandle): the source, the temp file, the rename
+// and the cleanup all act in that directory inode, not in whatever the path names by then.
 import { randomBytes } from 'node:crypto';
-import { open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { evioError, isEvioError } from '../../errors.js';
+import { OPEN_CREATE_NEW, OPEN_READ, type DirHandle } from '../../safe-open.js';
 import { admittedTypes, matchesExit, matchesRecord, mergedRow, storedRow, usesExitFilters } from '../filter.js';
 import type { DeleteResult, EventFilter, StoredEvent } from '../types.js';
 import { DEFAULT_MAX_LINE_BYTES, fileSource, LineReader } from './line-reader.js';
@@ -44,15 +48,15 @@ export function tempPrefix(path: string): string {
 /**
  * Removes what crashed writers left next to `path`: rewrite temp files (only a lock holder
  * creates one, and the caller holds the lock, so every one found is stale) and lock scratch
- * files of dead processes.
+ * files of dead processes. With `held` (the directory of `path`, held open), in that directory.
  */
-export async function cleanupStaleFiles(path: string): Promise<string[]> {
-  const dir = dirname(path);
+export async function cleanupStaleFiles(path: string, held?: DirHandle): Promise<string[]> {
   const base = basename(path);
+  const nameIn = held ? (n: string) => held.at(n) : (n: string) => join(dirname(path), n);
   const removed: string[] = [];
   let names: string[];
   try {
-    names = await readdir(dir);
+    names = await readdir(held ? held.self : dirname(path));
   } catch {
     return removed;
   }
@@ -69,7 +73,7 @@ export async function cleanupStaleFiles(path: string): Promise<string[]> {
           stale = (err as NodeJS.ErrnoException).code === 'ESRCH';
         }
       } else {
-        const age = await stat(join(dir, name)).then(
+        const age = await stat(nameIn(name)).then(
           (st) => Date.now() - st.mtimeMs,
           () => 0,
         );
@@ -77,7 +81,7 @@ export async function cleanupStaleFiles(path: string): Promise<string[]> {
       }
     }
     if (stale) {
-      await unlink(join(dir, name)).then(
+      await unlink(nameIn(name)).then(
         () => removed.push(name),
         () => undefined,
       );
@@ -238,17 +242,22 @@ function parseEvent(buf: Buffer, s: number, e: number, lineNumber: number): Stor
   return v === undefined ? null : toStoredEvent(v, lineNumber);
 }
 
-/** Deletes what `f` matches from the file at `path` by rewriting it; the caller holds the lock. */
-export async function rewriteWithout(path: string, f: EventFilter, opts: RewriteOptions): Promise<DeleteResult> {
-  await cleanupStaleFiles(path);
+/**
+ * Deletes what `f` matches from the file at `path` by rewriting it; `dir` is its directory,
+ * held open, and the caller holds the lock.
+ */
+export async function rewriteWithout(dir: DirHandle, path: string, f: EventFilter, opts: RewriteOptions): Promise<DeleteResult> {
+  await cleanupStaleFiles(path, dir);
+  const base = basename(path);
   let src: FileHandle;
   try {
-    src = await open(path, 'r');
+    src = await dir.openFile(base, OPEN_READ);
   } catch (err) {
+    if (isEvioError(err)) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw evioError('STORE_NOT_FOUND', `${path} does not exist`);
     throw evioError('STORE_IO', `cannot open ${path}: ${(err as Error).message}`, err);
   }
-  const tmp = join(dirname(path), `${tempPrefix(path)}${process.pid}-${randomBytes(4).toString('hex')}`);
+  const tmp = `${tempPrefix(path)}${process.pid}-${randomBytes(4).toString('hex')}`;
   let out: FileHandle | null = null;
   let renamed = false;
   try {
@@ -256,16 +265,16 @@ export async function rewriteWithout(path: string, f: EventFilter, opts: Rewrite
     // A byte order mark stays in front of the rewritten file; the lines are read after it (bom.ts).
     const bom = await bomLength(fileSource(src));
     const decision: Decision = { doomed: !f.dump && usesExitFilters(f) ? await decideWithExitFilters(src, bom, f, opts) : null };
-    out = await open(tmp, 'wx', FILE_MODE);
+    out = await dir.openFile(tmp, OPEN_CREATE_NEW, FILE_MODE);
     const deleted = await copyKept(src, bom, out, f, decision, opts);
     if (deleted === 0) return { deleted: 0 };
     await out.chmod(st.mode & 0o7777);
     await out.sync();
     await out.close();
     out = null;
-    await rename(tmp, path);
+    await rename(dir.at(tmp), dir.at(base));
     renamed = true;
-    await syncDir(dirname(path));
+    await dir.sync();
     return { deleted };
   } catch (err) {
     if (isEvioError(err) || (err as { name?: string }).name === 'AbortError') throw err;
@@ -273,19 +282,7 @@ export async function rewriteWithout(path: string, f: EventFilter, opts: Rewrite
   } finally {
     await src.close();
     if (out) await out.close().catch(() => undefined);
-    if (!renamed) await unlink(tmp).catch(() => undefined);
-  }
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const d = await open(dir, 'r');
-  try {
-    await d.sync();
-  } catch (err) {
-    // Some filesystems refuse fsync on a directory; the rename itself is still atomic.
-    if ((err as NodeJS.ErrnoException).code !== 'EINVAL' && (err as NodeJS.ErrnoException).code !== 'EISDIR') throw err;
-  } finally {
-    await d.close();
+    if (!renamed) await unlink(dir.at(tmp)).catch(() => undefined);
   }
 }
 

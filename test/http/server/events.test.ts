@@ -113,7 +113,8 @@ describe('event routes over HTTP', () => {
   });
 
   it('an aborted answer stops the store iteration, and the server stays healthy', async () => {
-    const store = await openStore(home.engine, { kind: 'ff', path: join(home.dir, 'big.ndjson') });
+    // The store a request names is the confined one (stores.ts): watch that one.
+    const store = await openStore(home.engine, { kind: 'ff', path: join(home.dir, 'big.ndjson'), confined: true });
     const stats = watchQueries(store);
     const href = signedUrl({ url: server.url, appid: 'admin', key: KEYS.admin, method: 'GET', path: `/REST/v2.0/events?format=ff&file=big.ndjson&dump=1&limit=${BIG}` }).href;
     let received = 0;
