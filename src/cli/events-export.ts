@@ -23,7 +23,7 @@ Examples:
 
 export async function runEventsExport(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, EXPORT_HELP, io.out)) return 0;
-  const f = parseFlags(argv, restFlags('events export', EVENT_QUERY_PARAM_NAMES, { values: ['out'], short: { o: 'out' } }));
+  const f = parseFlags(argv, restFlags('events export', EVENT_QUERY_PARAM_NAMES, { values: ['out', 'format'], short: { o: 'out' } }));
   const name = f.positionals[0];
   if (!name) throw usageError(`events export needs a STORE\n\n${EXPORT_HELP}`);
   const { format, out, ...filters } = f.flags;
