@@ -1,6 +1,12 @@
-// The I/O-log engine functions both doors (HTTP handlers, CLI) call: they read and validate
-// parameters, then hand the heavy work to the worker pool. The main thread only routes.
+// The I/O-log use cases both doors (REST routes, `evio call`, the CLI) call: they read and
+// validate parameters, then hand the heavy work (chunking, search, replay, screens, indexing)
+// to the worker pool. The main thread only routes; an export streams on it (file I/O only).
+import type { Writable } from 'node:stream';
 import type { Engine } from '../engine.js';
+import { exportAsciicast } from '../iolog/export-asciicast.js';
+import { openSession } from '../iolog/locate.js';
+import type { ReplayResult } from '../iolog/replay.js';
+import type { ScreenResult } from '../iolog/screen.js';
 import { evioError } from '../errors.js';
 import { iologPool } from '../worker/pool.js';
 import type { ChunkResult } from '../iolog/chunk.js';
@@ -192,4 +198,44 @@ export async function iologList(engine: Engine, params: Params, signal?: AbortSi
  */
 export function removeIologsFromIndex(engine: Engine, paths: readonly string[]): number {
   return removeSessionsFromIndex(engine.settings.iologcache, paths);
+}
+
+/** GET /REST/iolog/replay, `evio iolog replay`: validated here, tokenized in the pool. */
+export async function iologReplay(engine: Engine, params: Params, signal?: AbortSignal): Promise<ReplayResult> {
+  const file = required(params, 'file');
+  const term = single(params, 'term');
+  const start = nonNegativeInt(params, 'start', 0);
+  const len = Math.min(nonNegativeInt(params, 'len', CHUNK_DEFAULT_LEN), CHUNK_MAX_LEN);
+  const pool = await iologPool(engine);
+  return pool.run('replay', { roots: roots(engine), file, start, len, ...(term ? { term } : {}) }, signal);
+}
+
+/** `at`: seconds from the session's start, a decimal number of 0 or more (absent: the end). */
+function atMilliseconds(params: Params): number {
+  const v = single(params, 'at');
+  if (v === undefined || v === '') return Infinity;
+  if (!/^\d{1,12}(\.\d{1,9})?$/.test(v)) throw evioError('IOLOG_BAD_NUMBER', `at="${v.slice(0, 20)}" is not a number of seconds (e.g. 1.5)`);
+  return Number(v) * 1000;
+}
+
+/** `evio iolog screen`: the screen as text rows at a moment (default: the end), in the pool. */
+export async function iologScreen(engine: Engine, params: Params, signal?: AbortSignal): Promise<ScreenResult> {
+  const file = required(params, 'file');
+  const atMs = atMilliseconds(params);
+  const pool = await iologPool(engine);
+  return pool.run('screen', { roots: roots(engine), file, atMs }, signal);
+}
+
+/**
+ * `evio iolog export --format asciicast`: a session as an asciicast v2 file, streamed to the
+ * writable `open` gives — called only once the request is valid and the session open, so a bad
+ * call leaves no empty output file behind.
+ */
+export async function iologExport(engine: Engine, params: Params, open: () => Writable, signal?: AbortSignal): Promise<Writable> {
+  const format = single(params, 'format');
+  if (format !== 'asciicast') throw evioError('IOLOG_BAD_EXPORT_FORMAT', `--format ${String(format ?? '(missing)')}: use --format asciicast`);
+  const session = await openSession(roots(engine), required(params, 'file'));
+  const out = open();
+  await exportAsciicast(session, out, signal);
+  return out;
 }

@@ -4,7 +4,7 @@ import { evioError } from '../errors.js';
 import { purgeEvents, purgeTarget, type PurgeOptions, type PurgeReport, type SessionOutcome } from '../app/events-purge.js';
 import { EVENT_DELETE_PARAM_NAMES } from '../app/routes/events.js';
 import { formatBytes } from '../common/units.js';
-import { restFlags } from './events.js';
+import { restFlags } from './rest-flags.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliIo } from './io.js';
 

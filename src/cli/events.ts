@@ -4,8 +4,9 @@ import { createInterface } from 'node:readline';
 import { createReadStream } from 'node:fs';
 import { evioError } from '../errors.js';
 import { appendEvents, copyEvents, deleteEvents, queryEvents, type NewEvent } from '../app/events.js';
-import { EVENT_DELETE_PARAM_NAMES, EVENT_FLAG_PARAMS, EVENT_QUERY_PARAM_NAMES } from '../app/routes/events.js';
-import { parseFlags, strFlag, wantsHelp, type FlagSpec } from './flags.js';
+import { EVENT_DELETE_PARAM_NAMES, EVENT_QUERY_PARAM_NAMES } from '../app/routes/events.js';
+import { parseFlags, strFlag, wantsHelp } from './flags.js';
+import { restFlags } from './rest-flags.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
 
 const HELP = `Usage: evio events SUBCOMMAND ...
@@ -28,18 +29,6 @@ Examples:
   evio events copy --from ff:evio-data/events.ndjson --to db:evio-data/events.sqlite
   evio events delete db:evio-data/events.sqlite --to 2026/01/31`;
 
-/** The flags of a command whose flags are the REST parameters of its call. */
-export function restFlags(command: string, params: readonly string[], extra: Partial<FlagSpec> = {}): FlagSpec {
-  const switches = EVENT_FLAG_PARAMS.filter((p) => params.includes(p));
-  return {
-    command,
-    values: [...params.filter((p) => !switches.includes(p) && !['format', 'file', 'dsn'].includes(p)), ...(extra.values ?? [])],
-    paramSwitches: switches,
-    switches: extra.switches ?? [],
-    short: { n: 'limit', ...extra.short },
-    positionals: extra.positionals ?? 1,
-  };
-}
 
 /**
  * NDJSON records from FILE or stdin. The line reader is created when iteration starts: lines

@@ -3,12 +3,9 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { evioError } from '../errors.js';
-import { exportAsciicast } from '../iolog/export-asciicast.js';
-import { openSession } from '../iolog/locate.js';
-import type { Params } from '../iolog/params.js';
 import {
   iologChunk,
+  iologExport,
   iologIndex,
   iologList,
   iologListDirectory,
@@ -16,6 +13,7 @@ import {
   iologVariables,
   matchingPaths,
   SearchAnswer,
+  type Params,
 } from '../app/iolog.js';
 import { parseFlags, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
@@ -115,12 +113,8 @@ const SUBS: Record<string, Sub> = {
     flags: ['format', 'out'],
     positionals: ['file'],
     async run(a, io) {
-      const format = a.format;
-      if (format !== 'asciicast') throw evioError('IOLOG_BAD_EXPORT_FORMAT', `--format ${String(format ?? '(missing)')}: use --format asciicast`);
-      const session = await openSession(io.settings().iologdirs, String(a.file));
       const outPath = typeof a.out === 'string' ? a.out : undefined;
-      const out: Writable = outPath ? createWriteStream(outPath) : io.out;
-      await exportAsciicast(session, out, io.signal);
+      const out = await iologExport(io.engine(), a, (): Writable => (outPath ? createWriteStream(outPath) : io.out), io.signal);
       if (outPath) {
         out.end();
         await once(out, 'finish');

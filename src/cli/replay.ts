@@ -2,10 +2,7 @@
 // service gives; `evio iolog screen FILE [--at SECONDS]` prints the screen as text at that time.
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { iologReplay } from '../iolog/replay.js';
-import { openSession } from '../iolog/locate.js';
-import { renderScreen } from '../replay/render.js';
-import { screenAt } from '../replay/session-replay.js';
+import { iologReplay, iologScreen } from '../app/iolog.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import { usageError, type CliIo } from './io.js';
 
@@ -65,22 +62,12 @@ export async function runReplay(argv: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-/** --at: seconds from the session's start, a decimal number of 0 or more. */
-function atSeconds(v: string | undefined): number {
-  if (v === undefined) return Infinity;
-  if (!/^\d{1,12}(\.\d{1,9})?$/.test(v)) throw usageError(`--at "${v.slice(0, 20)}" is not a number of seconds (e.g. 1.5)`);
-  return Number(v);
-}
-
 export async function runScreen(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, SCREEN_HELP, io.out)) return 0;
   const f = parseFlags(argv, { command: 'iolog screen', values: ['at'], positionals: 1 });
   const file = onePositional(f.positionals, 'evio iolog screen FILE');
-  const at = atSeconds(strFlag(f, 'at'));
-  const session = await openSession([...io.settings().iologdirs], file);
-  const info = await session.info();
-  const screen = await screenAt(session.events({ signal: io.signal }), { cols: info.cols, rows: info.rows, atMs: at * 1000 });
-  const rows = renderScreen(screen, { trimBottom: true });
-  await write(io.out, rows.map((r) => `${r}\n`).join(''));
+  const at = strFlag(f, 'at');
+  const screen = await iologScreen(io.engine(), { file, ...(at !== undefined ? { at } : {}) }, io.signal);
+  await write(io.out, screen.lines.map((r) => `${r}\n`).join(''));
   return 0;
 }

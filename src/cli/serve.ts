@@ -4,8 +4,7 @@
 import { prepareDataFolder } from '../app/first-start.js';
 import { findApp, readKeystore } from '../keystore.js';
 import { signedUrl } from '../app/rest-client.js';
-import { startServer } from '../http/server.js';
-import { checkListenPolicy } from '../http/transport.js';
+import { checkListenPolicy, startServer } from '../http/server.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import type { CliCommand, CliIo } from './io.js';
 

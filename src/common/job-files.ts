@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { FileLock } from '../eventlog/flatfile/index.js';
+import { FileLock } from './file-lock.js';
 
 export function jobsDir(home: string): string {
   return join(home, 'jobs');

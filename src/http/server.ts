@@ -21,6 +21,9 @@ import { createNodeServer, type NodeServer } from './node-server.js';
 import { guardStall } from './stall-guard.js';
 import { iterableBody } from './stream-body.js';
 import { checkListenPolicy, loadTls } from './transport.js';
+
+/** For `evio serve`: the transport policy, checked before the data folder is prepared. */
+export { checkListenPolicy } from './transport.js';
 import type { ApiResponse, Route } from '../app/types.js';
 
 /** Bounds on the query string, checked before any work (the handlers bound values further). */

@@ -1,16 +1,12 @@
-// GET /REST/iolog/replay: a session's byte range as replay items. Composes the session reader
+// A session's byte range as replay items (GET /REST/iolog/replay). Composes the session reader
 // with the replay tokenizer (src/replay imports neither iolog nor eventlog: bytes in, tokens
 // out). The tokenizing runs in the worker pool (DESIGN §4); a range is at most CHUNK_MAX_LEN
 // bytes, so the items of one answer are bounded and cross the thread boundary as one array.
-import type { Engine } from '../engine.js';
 import { isEvioError } from '../errors.js';
 import { REPLAY_WARMUP_BYTES, replayRange } from '../replay/session-replay.js';
 import { Tokenizer } from '../replay/tokenizer.js';
 import type { ReplayItem } from '../replay/types.js';
-import { iologPool } from '../worker/pool.js';
-import { CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN } from './limits.js';
 import { openSession } from './locate.js';
-import { nonNegativeInt, required, single, type Params } from './params.js';
 import { eventUnixMs } from './session.js';
 
 const DEFAULT_TERM = 'xterm-256color';
@@ -67,14 +63,4 @@ export async function replaySessionRange(roots: string[], r: ReplayRequest, sign
     items.push(item);
   }
   return { file: session.path, term: tokenizer.term, start: r.start, len: to - from, bytes: scan.bytes, items, warnings: [...session.warnings] };
-}
-
-/** The engine function both doors use: validates on the calling thread, tokenizes in the pool. */
-export async function iologReplay(engine: Engine, params: Params, signal?: AbortSignal): Promise<ReplayResult> {
-  const file = required(params, 'file');
-  const term = single(params, 'term');
-  const start = nonNegativeInt(params, 'start', 0);
-  const len = nonNegativeInt(params, 'len', CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN);
-  const pool = await iologPool(engine);
-  return pool.run('replay', { roots: [...engine.settings.iologdirs], file, start, len, ...(term ? { term } : {}) }, signal);
 }

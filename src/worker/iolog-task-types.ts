@@ -9,6 +9,7 @@ import type { SessionKind } from '../iolog/locate.js';
 import type { RegexBudgetShare } from '../iolog/request-budget.js';
 import type { SessionSearchResult } from '../iolog/search.js';
 import type { ReplayRequest, ReplayResult } from '../iolog/replay.js';
+import type { ScreenRequest, ScreenResult } from '../iolog/screen.js';
 import type { StreamName } from '../iolog/timing.js';
 
 export interface IologTasks {
@@ -21,6 +22,7 @@ export interface IologTasks {
   indexUpdate: { in: { roots: string[]; indexFile: string; rebuild: boolean }; out: IndexStats };
   listQuery: { in: { indexFile: string; query: ListQuery }; out: CachedRecord[] };
   replay: { in: ReplayRequest & { roots: string[] }; out: ReplayResult };
+  screen: { in: ScreenRequest & { roots: string[] }; out: ScreenResult };
 }
 
 export type IologTaskName = keyof IologTasks;

@@ -6,6 +6,7 @@ import { buildChunk } from '../iolog/chunk.js';
 import { updateIndex } from '../iolog/index-update.js';
 import { queryIndex } from '../iolog/list-query.js';
 import { replaySessionRange } from '../iolog/replay.js';
+import { sessionScreen } from '../iolog/screen.js';
 import { listDirectory } from '../iolog/listing.js';
 import { openSession, openSessionOfKind } from '../iolog/locate.js';
 import { SEARCH_SESSIONS_IN_FLIGHT } from '../iolog/limits.js';
@@ -74,3 +75,5 @@ export const indexUpdate: Task<'indexUpdate'> = (t) => capture(() => updateIndex
 export const listQuery: Task<'listQuery'> = (t) => capture(async () => queryIndex(t.indexFile, t.query));
 
 export const replay: Task<'replay'> = ({ roots, ...r }) => capture(() => replaySessionRange(roots, r));
+
+export const screen: Task<'screen'> = ({ roots, ...r }) => capture(() => sessionScreen(roots, r));

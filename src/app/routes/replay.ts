@@ -1,7 +1,7 @@
 // GET /REST/iolog/replay?file=&term=&start=&len= : a session's byte range as replay items
 // ({type:"token", name, values?} | {type:"text", time, value}). Thin: the engine function
 // (src/iolog/replay.ts) validates and tokenizes in the worker pool.
-import { iologReplay } from '../../iolog/replay.js';
+import { iologReplay } from '../iolog.js';
 import { jsonArrayResponse } from '../json-answer.js';
 import type { ApiResponse, Route } from '../types.js';
 
