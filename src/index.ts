@@ -22,6 +22,44 @@ export { dumpQuery } from './eventlog/query.js';
 export { copyStore } from './eventlog/copy.js';
 export { generateEvents } from './eventlog/generate.js';
 
+// Event-log batch jobs.
+export { exportEvents, type ExportRequest, type ExportResult } from './app/events-export.js';
+export { importEvents, type ImportRequest, type ImportReport } from './app/events-import.js';
+export { purgeEvents, purgeTarget, type PurgeOptions, type PurgeReport } from './app/events-purge.js';
+export { rotateEvents, listRotatedEvents, type RotateResult } from './app/events-rotate.js';
+export { generateEventLog, generateSessionTree } from './app/generate.js';
+
+// I/O logs: the use cases (validated parameters, heavy work in the worker pool) and the readers.
+export {
+  iologChunk,
+  iologVariables,
+  iologListDirectory,
+  iologDownload,
+  iologSearch,
+  iologList,
+  iologIndex,
+  iologReplay,
+  iologScreen,
+  iologExport,
+  matchingPaths,
+  SearchAnswer,
+  type SearchRun,
+} from './app/iolog.js';
+export { openSession, type SessionKind } from './iolog/locate.js';
+export type { IologSession } from './iolog/session.js';
+export type { ChunkResult } from './iolog/chunk.js';
+export type { Variables } from './iolog/log-info.js';
+export type { CachedRecord } from './iolog/index-db.js';
+export type { ReplayResult } from './iolog/replay.js';
+export type { ScreenResult } from './iolog/screen.js';
+
+// Replay: bytes in, tokens, screens and text out.
+export { Parser, Tokenizer, Screen, renderScreen, ProcessedText, loadTerminfo, replayRange, screenAt, type ReplayItem, type TokenItem, type TextItem, type TerminfoEntry } from './replay/index.js';
+
+// Request signatures (docs/auth.md): what a client of the REST service needs.
+export { signRequest, signSha256, canonicalString, canonicalQuery, AUTH_PARAMS, type SignRequestInput, type SignedParts, type SignatureScheme } from './signing.js';
+export { sendSigned, signedUrl, type RestCall } from './app/rest-client.js';
+
 // The front door both the service and `evio call` use.
 export { dispatch, matchRoute } from './app/router.js';
 export type { ApiRequest, ApiResponse, Route } from './app/types.js';

@@ -30,6 +30,42 @@ Examples:
   evio events delete db:evio-data/events.sqlite --to 2026/01/31`;
 
 
+/** Each subcommand's own help (`evio events query --help`). */
+const SUB_HELP: Readonly<Record<string, string>> = {
+  query: `Usage: evio events query STORE [--PARAM VALUE ...]
+
+Prints the matching records as NDJSON, one per line. PARAMs are the parameters of
+GET /REST/v2.0/events: --etype, --from, --to, --exittime_from, --exittime_to, --uniqueid,
+--submituser, --submithost, --runuser, --runhost, --runcommand, --exitstatus (wildcards),
+--start, --end, --offset, --limit N (-n N), --order, --orderdirection, and the switches
+--verbose and --dump (also --verbose 1). A store that does not exist is an error (1200): a
+query never creates one.
+
+Example:
+  evio events query ff:evio-data/events.ndjson --submituser 'alice*' --etype K -n 5`,
+  append: `Usage: evio events append STORE [FILE]
+
+Appends NDJSON records from FILE (default stdin); recnums are assigned under the store's lock.
+Creates the store (file, schema) when it does not exist yet.
+
+Example:
+  evio events append db:evio-data/events.sqlite new.ndjson`,
+  copy: `Usage: evio events copy --from STORE --to STORE
+
+Copies every record, preserving recnum, uniqueid and finish links; a second copy adds nothing.
+--to is created when it does not exist; --from must exist.
+
+Example:
+  evio events copy --from ff:evio-data/events.ndjson --to db:evio-data/events.sqlite`,
+  delete: `Usage: evio events delete STORE [--PARAM VALUE ...] [--all]
+
+Deletes the matching records atomically (filters as in DELETE /REST/v2.0/events); --all (or
+--all 1) is needed when no filter is given. Prints {"status":0,"deleted":N}.
+
+Example:
+  evio events delete db:evio-data/events.sqlite --to 2026/01/31`,
+};
+
 /**
  * NDJSON records from FILE or stdin. The line reader is created when iteration starts: lines
  * read before an async iterator attaches to readline would be lost.
@@ -73,7 +109,7 @@ export const eventsCommand: CliCommand = {
     }
     const job = Object.hasOwn(JOB_SUBCOMMANDS, sub) ? JOB_SUBCOMMANDS[sub] : undefined;
     if (job) return job(rest, io);
-    if (wantsHelp(rest, HELP, io.out)) return 0;
+    if (wantsHelp(rest, Object.hasOwn(SUB_HELP, sub) ? SUB_HELP[sub]! : HELP, io.out)) return 0;
     const engine = io.engine();
     switch (sub) {
       case 'query': {

@@ -2,6 +2,7 @@
 // DESIGN §3) turned into one validated, adapter-independent EventQuery. Every bad input gets its
 // own error code; nothing reaches an adapter unchecked.
 import { evioError } from '../errors.js';
+import { flag as readFlag, single, values, wholeNumber, type Params } from '../common/params.js';
 import { checkDsnName } from './odbc/dsn-name.js';
 import { parseQueryDate } from './time.js';
 import { compileWildcard, type Wildcard } from '../common/wildcard.js';
@@ -22,11 +23,10 @@ export interface ParsedDelete {
   filter: EventFilter;
 }
 
-export type Params = Record<string, string | string[] | undefined>;
+export type { Params } from '../common/params.js';
 
 export const DEFAULT_LIMIT = 32768;
 export const DEFAULT_VERBOSE_LIMIT = 512;
-const MAX_PARAM_LENGTH = 4096;
 
 /** Parameters the HTTP layer consumes (authentication); the engine ignores them. */
 const TRANSPORT_PARAMS = new Set(['appid', 'timestamp', 'hmac', 'appkey']);
@@ -37,49 +37,22 @@ const DELETE_PARAMS = new Set<string>(['format', 'file', 'dsn', ...FILTER_PARAMS
 
 const ETYPE_NAMES: Record<string, EType> = { a: 'A', accept: 'A', r: 'R', reject: 'R', k: 'K', keystroke: 'K', f: 'F', finish: 'F' };
 
-/** One string value per parameter; lists only where a comma list is also allowed. */
-function single(params: Params, key: string): string | undefined {
-  const v = params[key];
-  if (v === undefined) return undefined;
-  if (Array.isArray(v)) {
-    if (v.length === 1) return check(key, v[0]!);
-    throw evioError('BAD_PARAMETER_ENCODING', `parameter "${key}" is given ${v.length} times; give it once`);
-  }
-  return check(key, v);
-}
-
-function check(key: string, v: string): string {
-  if (v.length > MAX_PARAM_LENGTH) throw evioError('BAD_PARAMETER_ENCODING', `parameter "${key}" is longer than ${MAX_PARAM_LENGTH} characters`);
-  if (v.includes('\u0000')) throw evioError('BAD_PARAMETER_ENCODING', `parameter "${key}" contains a NUL byte`);
-  return v;
-}
+const NUMBER_CODES = { bad: 'QUERY_BAD_INTEGER', tooLarge: 'QUERY_NUMBER_TOO_LARGE' } as const;
 
 function nonNegInt(params: Params, key: string): number | null {
-  const v = single(params, key);
-  if (v === undefined || v === '') return null;
-  if (!/^\d+$/.test(v)) {
-    throw evioError('QUERY_BAD_INTEGER', `${key}="${v.slice(0, 40)}" is not a whole number of 0 or more`);
-  }
-  // Past 2^53 - 1 a JavaScript number no longer holds every whole number: a byte offset or a
-  // recnum there would silently become a neighbour. Refused rather than rounded.
-  const n = Number(v);
-  if (!Number.isSafeInteger(n)) {
-    throw evioError('QUERY_NUMBER_TOO_LARGE', `${key}="${v.slice(0, 40)}" is larger than ${Number.MAX_SAFE_INTEGER} (2^53 - 1), the largest whole number evio holds exactly`);
-  }
-  return n;
+  return wholeNumber(params, key, NUMBER_CODES);
 }
 
 function flag(params: Params, key: string, dflt: boolean): boolean {
-  const v = single(params, key);
-  if (v === undefined || v === '') return dflt;
-  if (v === '1' || v === 'true') return true;
-  if (v === '0' || v === 'false') return false;
-  throw evioError('QUERY_BAD_FLAG', `${key}="${v}" must be 0 or 1`);
+  return readFlag(params, key, dflt, 'QUERY_BAD_FLAG');
 }
 
 function parseStore(params: Params): StoreRef {
   const format = (single(params, 'format') ?? 'db').toLowerCase();
   const file = single(params, 'file');
+  // A store is named one way only: a dsn with another format would be silently ignored.
+  if (format !== 'odbc' && single(params, 'dsn') !== undefined) throw evioError('QUERY_UNKNOWN_PARAMETER', `dsn names an ODBC data source and goes with format=odbc, not format=${format}`);
+  if (format === 'odbc' && file !== undefined) throw evioError('QUERY_UNKNOWN_PARAMETER', 'format=odbc takes dsn=NAME, not file');
   switch (format) {
     case 'ff':
     case 'flatfile':
@@ -99,9 +72,9 @@ function parseStore(params: Params): StoreRef {
 }
 
 function parseEtypes(params: Params): EType[] | null {
-  const raw = params.etype;
-  if (raw === undefined) return null;
-  const parts = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => check('etype', v).split(','));
+  const given = values(params, 'etype');
+  if (!given.length) return null;
+  const parts = given.flatMap((v) => v.split(','));
   const out = new Set<EType>();
   for (const p of parts) {
     const t = ETYPE_NAMES[p.trim().toLowerCase()];

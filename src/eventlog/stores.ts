@@ -48,12 +48,12 @@ function existingSqlite(path: string, asked: string): Extract<StoreSpec, { kind:
   try {
     fd = openSync(path, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
   } catch {
-    throw evioError('STORE_NOT_FOUND', `event database "${asked}" does not exist; a request never creates one (evio events append, copy or import does)`);
+    throw evioError('STORE_NOT_FOUND', `event database "${asked}" does not exist; reads and deletes never create one (evio events append, copy or import does)`);
   }
   try {
     if (!fstatSync(fd).isFile()) throw evioError('NOT_A_REGULAR_FILE', `"${asked}" is not a regular file, so not an SQLite event database`);
     if (readSync(fd, head, 0, head.length, 0) !== head.length || !head.equals(SQLITE_HEADER)) {
-      throw evioError('STORE_NOT_FOUND', `"${asked}" is not an SQLite event database; a request never creates or converts one`);
+      throw evioError('STORE_NOT_FOUND', `"${asked}" is not an SQLite event database; reads and deletes never create or convert one`);
     }
   } finally {
     closeSync(fd);

@@ -1,7 +1,7 @@
 // DELETE /REST/v2.0/events/iologs (spec document 1, "Event logs"): delete the records the filters
 // match and the I/O logs they reference; on a flat-file event log only the I/O logs are deleted
 // and the records stay (the spec's rule). The work is the purge job of src/jobs/purge.ts.
-import { evioError } from '../../errors.js';
+import { flag } from '../../common/params.js';
 import { parseEventDelete, type Params } from '../../eventlog/query.js';
 import { openRequestStore } from '../../eventlog/stores.js';
 import { purgeEvents } from '../events-purge.js';
@@ -25,9 +25,8 @@ export const purgeRoutes: Route[] = [
     summary: 'Delete the matching records and the I/O logs they reference (flat files: only the I/O logs)',
     params: PARAMS,
     async handler(req, engine) {
-      const { dryrun, ...rest } = req.query;
-      if (dryrun !== undefined && !['', '0', '1', 'true', 'false'].includes(String(dryrun))) throw evioError('QUERY_BAD_FLAG', `dryrun="${String(dryrun)}" must be 0 or 1`);
-      const dryRun = dryrun === '1' || dryrun === 'true';
+      const dryRun = flag(req.query, 'dryrun', false, 'QUERY_BAD_FLAG');
+      const { dryrun: _dryrun, ...rest } = req.query;
       const params: Params = rest;
       const { store: ref } = parseEventDelete(params, engine.settings.timezone);
       const store = await openRequestStore(engine, ref);
