@@ -12,7 +12,7 @@ const blocks = [...doc.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
 const EXPECT: RegExp[] = [
   /evio-api-demo\/events\.ndjson UTC/,
   /epoch: '2026-01-01 00:00:00'[\s\S]*exitstatus: 'Command finished with exit status 0'/,
-  /read: 1000, written: 1000, skipped: 0[\s\S]*read: 1000, written: 0, skipped: 1000[\s\S]*deleted: [1-9]\d*/,
+  /read: 1000,\s+written: 1000,\s+skipped: 0[\s\S]*read: 1000,\s+written: 0,\s+skipped: 1000[\s\S]*deleted: [1-9]\d*/,
   /^200 \{\s+status: 0,\s+destinations:/,
   /^true 1104 1104 etype=F needs dump=1/,
 ];

@@ -91,7 +91,9 @@ describe('evio iolog replay | screen', () => {
   });
 
   it('rejects bad usage', async () => {
-    await expect(runScreen(['sudo-io/00/00/04', '--at', 'soon'], fakeIo())).rejects.toThrow(/^1003 /);
+    // A bad value is the parameter's error (the same as over REST); a bad command line is 1003.
+    await expect(runScreen(['sudo-io/00/00/04', '--at', 'soon'], fakeIo())).rejects.toThrow(/^1401 at="soon" is not a number of seconds/);
+    await expect(runScreen(['sudo-io/00/00/04', '--when', '1'], fakeIo())).rejects.toThrow(/^1003 iolog screen: unknown flag --when/);
     await expect(runReplay([], fakeIo())).rejects.toThrow(/^1003 /);
     const io = fakeIo();
     expect(await runScreen(['--help'], io)).toBe(0);

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 const [buildDir, file, user = 'user42'] = process.argv.slice(2);
 const { FlatFileStore } = await import(`${buildDir}/eventlog/flatfile/index.js`);
-const { compileWildcard } = await import(`${buildDir}/eventlog/wildcard.js`);
+const { compileWildcard } = await import(`${buildDir}/common/wildcard.js`);
 
 const base = { etypes: null, from: null, to: null, exitFrom: null, exitTo: null, recnumMin: null, recnumMax: null, skip: 0, byteOffset: 0, limit: 1e9, verbose: false, order: 'recnum', direction: 'asc' };
 const store = new FlatFileStore({ path: file, ...(process.env.READ_SIZE ? { readSize: Number(process.env.READ_SIZE) } : {}) });
@@ -78,7 +78,7 @@ console.log(`evio submituser=${user} dump=0: ${rows[false]} rows, ${bestOf.dump0
 console.log(`CPU time (best): rg ${cpu.rg.toFixed(0)} ms, evio dump=1 ${cpu.dump1.toFixed(0)} ms (${(cpu.dump1 / cpu.rg).toFixed(2)}x), dump=0 ${cpu.dump0.toFixed(0)} ms (${(cpu.dump0 / cpu.rg).toFixed(2)}x)`);
 // The same query as a whole process (node start-up included), like the rg numbers.
 const script = `const { FlatFileStore } = await import(${JSON.stringify(`${buildDir}/eventlog/flatfile/index.js`)});
-const { compileWildcard } = await import(${JSON.stringify(`${buildDir}/eventlog/wildcard.js`)});
+const { compileWildcard } = await import(${JSON.stringify(`${buildDir}/common/wildcard.js`)});
 let n = 0;
 for await (const _ of new FlatFileStore({ path: ${JSON.stringify(file)} }).query({ ...${JSON.stringify(base)}, dump: true, patterns: { submituser: compileWildcard(${JSON.stringify(user)}) } })) n++;
 console.log(n);`;

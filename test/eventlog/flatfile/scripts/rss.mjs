@@ -4,7 +4,7 @@
 import { statSync } from 'node:fs';
 const [buildDir, file, mode] = process.argv.slice(2);
 const { FlatFileStore } = await import(`${buildDir}/eventlog/flatfile/index.js`);
-const { compileWildcard } = await import(`${buildDir}/eventlog/wildcard.js`);
+const { compileWildcard } = await import(`${buildDir}/common/wildcard.js`);
 const base = { etypes: null, from: null, to: null, exitFrom: null, exitTo: null, patterns: {}, recnumMin: null, recnumMax: null, dump: false, skip: 0, byteOffset: 0, limit: 1e12, verbose: false, order: 'recnum', direction: 'asc' };
 const store = new FlatFileStore({ path: file, lockTimeoutMs: 60_000 });
 const t0 = Date.now();
