@@ -48,7 +48,7 @@ export function flag(params: Params, name: string, dflt: boolean, code: ErrorNam
 export function wholeNumber(params: Params, name: string, codes: { bad: ErrorName; tooLarge: ErrorName }, max?: number): number | null {
   const v = single(params, name);
   if (v === undefined || v === '') return null;
-  if (!/^\d{1,64}$/.test(v)) throw evioError(codes.bad, `${name}="${v.slice(0, 40)}" is not a whole number of 0 or more`);
+  if (!/^\d+$/.test(v)) throw evioError(codes.bad, `${name}="${v.slice(0, 40)}" is not a whole number of 0 or more`);
   const n = Number(v);
   if (max !== undefined) return Math.min(n, max);
   if (!Number.isSafeInteger(n)) throw evioError(codes.tooLarge, `${name}="${v.slice(0, 40)}" is larger than ${Number.MAX_SAFE_INTEGER} (2^53 - 1), the largest whole number evio holds exactly`);
