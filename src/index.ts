@@ -62,4 +62,4 @@ export { sendSigned, signedUrl, type RestCall } from './app/rest-client.js';
 
 // The front door both the service and `evio call` use.
 export { dispatch, matchRoute } from './app/router.js';
-export type { ApiRequest, ApiResponse, Route } from './app/types.js';
+export type { ApiRequest, ApiResponse, ParamSpec, Route } from './app/types.js';

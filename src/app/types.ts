@@ -2,6 +2,7 @@
 // status + JSON, or a stream. fastify (server.ts) and `evio call` (cli) both drive these.
 import type { Readable } from 'node:stream';
 import type { Engine } from '../engine.js';
+import type { ErrorName } from '../errors.js';
 
 export type QueryParams = Record<string, string | string[] | undefined>;
 
@@ -60,7 +61,33 @@ export interface Route {
   /** Changes data: refused for read-only apps. */
   writes: boolean;
   summary: string;
-  /** Query parameter names and one-line descriptions (OpenAPI and validation). */
-  params: Record<string, string>;
+  /**
+   * The query parameters, each declared once: the OpenAPI document publishes them, the HTTP
+   * server checks calls against the schema derived from them, the CLI takes its flags from them.
+   */
+  params: Record<string, ParamSpec>;
   handler: Handler;
+}
+
+/**
+ * One query parameter. Values reach the handlers as the strings sent (the engines read and
+ * check them again); this declaration says what a good value looks like and which registry
+ * code a bad one is answered with.
+ */
+export interface ParamSpec {
+  description: string;
+  /** text; a whole number of 0 or more (digits); a 0|1 flag (true|false also read). */
+  type: 'string' | 'integer' | 'flag';
+  /** The values a text parameter may take. */
+  enum?: readonly string[];
+  /** `enum` is matched whatever the case (the engine lowercases the value). */
+  anyCase?: boolean;
+  /** A comma-separated list of `enum` values; the parameter may also be repeated. */
+  list?: boolean;
+  /** An empty value is read as absent (whole numbers and flags always are). */
+  allowEmpty?: boolean;
+  /** The value assumed when the parameter is absent, for the document. */
+  default?: string;
+  /** The registry code the engine answers a bad value with; the schema check answers the same. */
+  invalid?: ErrorName;
 }

@@ -11,6 +11,7 @@ import type { Engine } from '../engine.js';
 import { evioError, toEvioError, type EvioError } from '../errors.js';
 import { Authenticator } from './auth.js';
 import { errorResponse, matchRoute } from '../app/router.js';
+import { queryRefusal, querySchema, type SchemaFailure } from '../app/param-schema.js';
 import { openApiDocument, versionedPaths } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { allRoutes } from '../app/routes/index.js';
@@ -91,6 +92,10 @@ function frameworkError(err: FastifyError | Error, bodyLimit: number): EvioError
       return evioError('HTTP_BAD_BODY', `the request body is not valid JSON: ${err.message}`);
     case 'FST_ERR_BAD_URL':
       return evioError('HTTP_BAD_REQUEST', 'the URL is not validly percent-encoded');
+    case 'FST_ERR_VALIDATION':
+      // Routes attach their query check and answer it with the parameter's code (serveRoute);
+      // anything else fastify validates is refused as a bad request naming what failed.
+      return evioError('HTTP_BAD_REQUEST', err.message);
   }
   const status = (err as FastifyError).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) return evioError('HTTP_BAD_REQUEST', err.message);
@@ -156,6 +161,9 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     clientErrorHandler,
+    // Query values stay the strings sent: the schemas check them as strings, and a repeated
+    // parameter stays an array (never coerced to its first value).
+    ajv: { customOptions: { coerceTypes: false } },
     frameworkErrors(err, _req, reply) {
       const e = frameworkError(err, bodyLimit);
       void (reply as unknown as FastifyReply).code(e.http).send(e.toBody());
@@ -204,11 +212,17 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
   app.get('/openapi.json', async () => document);
 
   for (const route of routes) {
+    // fastify checks the query against the schema derived from the parameter declarations the
+    // document publishes; its verdict is attached to the request and answered after
+    // authentication (serveRoute), so an unsigned call learns nothing about its parameters.
+    const schema = { querystring: querySchema(route) };
     for (const url of versionedPaths(route, settings.prefix)) {
       const apiPath = settings.prefix && url.startsWith(`${settings.prefix}/`) ? url.slice(settings.prefix.length) : url;
       app.route({
         method: route.method,
         url,
+        schema,
+        attachValidation: true,
         onRequest: refuseHopelessBody,
         handler: (request, reply) => serveRoute(route, apiPath, request, reply),
       });
@@ -255,6 +269,8 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
         throw evioError('HTTP_RATE_LIMITED', `appid ${who.appid} made more than ${rate.limit} calls per minute; retry in ${rate.retryAfter} s`);
       }
       auth.authorize(who, route);
+      const invalid = request.validationError as { validation?: SchemaFailure[] } | undefined;
+      if (invalid) throw queryRefusal(route, invalid.validation ?? [], request.query);
       res = await route.handler({ method: route.method, path: apiPath, query: queryFromSearch(search, SIGNATURE_PARAMS), body: request.body, signal: ac.signal, remote }, engine);
     } catch (err) {
       const e = toEvioError(err);

@@ -1,39 +1,67 @@
 // Event-log routes (spec document 1, "Event logs"): parse, call the engine, stream the answer.
 import { deleteEvents, eventDestinations, queryEvents, queryLegacyEvents } from '../events.js';
 import { jsonArrayResponse, jsonOk } from '../json-answer.js';
-import type { Route } from '../types.js';
+import { ORDER_FIELDS } from '../../eventlog/types.js';
+import { enumParam, flagParam, numberParam, textParam } from '../param-schema.js';
+import type { ParamSpec, Route } from '../types.js';
 
-/** The filter parameters of the event routes, as OpenAPI describes them (the purge route shares them). */
-export const EVENT_FILTERS: Record<string, string> = {
-  format: 'ff, flatfile or file = flat file; db = database (default); odbc',
-  file: 'flat file: the event log (required); db: a database named in the settings or an SQLite file',
-  dsn: 'ODBC data source name (format=odbc)',
-  etype: 'A, R, K, F (F only with dump=1) or Accept, Reject, Keystroke, Finish; comma lists',
-  exitstatus: 'wildcard on the exit status (the merged one unless dump=1)',
-  from: 'creation time, inclusive (Unix seconds, YYYY/MM/DD[ HH:MM[:SS]], YYYY-MM-DD[ HH:MM[:SS]], ISO 8601)',
-  to: 'creation time, inclusive; a date alone means the whole day',
-  exittime_from: 'exit time, inclusive',
-  exittime_to: 'exit time, inclusive',
-  uniqueid: 'wildcard', submituser: 'wildcard', submithost: 'wildcard', runuser: 'wildcard', runhost: 'wildcard', runcommand: 'wildcard',
-  start: 'flat file: matching records to skip; database: lowest recnum',
-  end: 'highest recnum',
-  dump: '1 returns accept and finish records separately',
+const EVENT_FORMATS = ['ff', 'flatfile', 'file', 'db', 'odbc'] as const;
+const EVENT_TYPES = ['A', 'R', 'K', 'F', 'Accept', 'Reject', 'Keystroke', 'Finish'] as const;
+
+const paging = (description: string) => numberParam(description, 'QUERY_BAD_INTEGER');
+const eventFlag = (description: string) => flagParam(description, 'QUERY_BAD_FLAG');
+
+/** The filter parameters of the event routes (the purge route shares them). */
+export const EVENT_FILTERS: Record<string, ParamSpec> = {
+  format: enumParam('ff, flatfile or file = flat file; db = database (default); odbc', EVENT_FORMATS, 'QUERY_UNKNOWN_FORMAT', { anyCase: true, default: 'db' }),
+  file: textParam('flat file: the event log (required); db: a database named in the settings or an SQLite file'),
+  dsn: textParam('ODBC data source name (format=odbc)'),
+  etype: enumParam('event types, comma-separated or repeated (F only with dump=1)', EVENT_TYPES, 'QUERY_BAD_ETYPE', { anyCase: true, list: true }),
+  exitstatus: textParam('wildcard on the exit status (the merged one unless dump=1)'),
+  from: textParam('creation time, inclusive (Unix seconds, YYYY/MM/DD[ HH:MM[:SS]], YYYY-MM-DD[ HH:MM[:SS]], ISO 8601)'),
+  to: textParam('creation time, inclusive; a date alone means the whole day'),
+  exittime_from: textParam('exit time, inclusive'),
+  exittime_to: textParam('exit time, inclusive'),
+  ...Object.fromEntries(['uniqueid', 'submituser', 'submithost', 'runuser', 'runhost', 'runcommand'].map((f) => [f, textParam('wildcard')])),
+  start: paging('flat file: matching records to skip; database: lowest recnum'),
+  end: paging('highest recnum'),
+  dump: eventFlag('1 returns accept and finish records separately'),
 };
 
-const QUERY_PARAMS: Record<string, string> = {
+const QUERY_PARAMS: Record<string, ParamSpec> = {
   ...EVENT_FILTERS,
-  offset: 'database: matching records to skip; flat file: resume at a returned record\'s offset',
-  limit: 'maximum records (default 32768, 512 with verbose=1)',
-  verbose: '1 returns complete records',
-  order: 'database only: recnum, epoch, uniqueid, etype, submituser, submithost, runuser, runhost, runcommand, exitstatus, exittime',
-  orderdirection: 'asc or desc (database only)',
+  offset: paging('database: matching records to skip; flat file: resume at a returned record\'s offset'),
+  limit: paging('maximum records (default 32768, 512 with verbose=1)'),
+  verbose: eventFlag('1 returns complete records'),
+  order: enumParam('the field to sort on (database only)', ORDER_FIELDS, 'QUERY_UNKNOWN_ORDER', { allowEmpty: true, default: 'recnum' }),
+  orderdirection: enumParam('sort direction (database only)', ['asc', 'desc'], 'QUERY_BAD_DIRECTION', { anyCase: true, allowEmpty: true, default: 'asc' }),
+};
+
+const DELETE_PARAMS: Record<string, ParamSpec> = {
+  ...EVENT_FILTERS,
+  offset: paging('flat file only (a database delete refuses it)'),
+  all: eventFlag('1 allows a delete with no filter'),
+  verbose: eventFlag('accepted for symmetry with the query; the answer is the count either way'),
+};
+
+const LEGACY_PARAMS: Record<string, ParamSpec> = {
+  file: textParam('the flat-file event log'),
+  accept: eventFlag('accept records (default 1)'),
+  reject: eventFlag('reject records (default 1)'),
+  keystroke: eventFlag('keystroke records (default 1)'),
+  limit: paging('maximum records'),
+  start: paging('records to skip'),
+  offset: paging('resume at a byte offset'),
 };
 
 /** The REST parameters that are 0|1 flags: on the command line they are switches (`--verbose`). */
-export const EVENT_FLAG_PARAMS: readonly string[] = ['verbose', 'dump', 'all'];
+export const EVENT_FLAG_PARAMS: readonly string[] = [...new Set([...Object.keys(QUERY_PARAMS), ...Object.keys(DELETE_PARAMS)])].filter(
+  (n) => (QUERY_PARAMS[n] ?? DELETE_PARAMS[n])!.type === 'flag',
+);
 /** The parameters of GET and DELETE /events, for the CLI's `events query|delete|export|purge`. */
 export const EVENT_QUERY_PARAM_NAMES: readonly string[] = Object.keys(QUERY_PARAMS);
-export const EVENT_DELETE_PARAM_NAMES: readonly string[] = [...Object.keys(EVENT_FILTERS), 'all', 'verbose'];
+/** The CLI's delete resumes nowhere, so it offers no --offset. */
+export const EVENT_DELETE_PARAM_NAMES: readonly string[] = Object.keys(DELETE_PARAMS).filter((n) => n !== 'offset');
 
 export const eventRoutes: Route[] = [
   {
@@ -54,7 +82,7 @@ export const eventRoutes: Route[] = [
     versions: ['v2', 'v2.0'],
     writes: true,
     summary: 'Delete the records the filters match (permanent; all=1 is needed when there is no filter)',
-    params: { ...EVENT_FILTERS, offset: 'flat file only: not accepted', all: '1 allows a delete with no filter' },
+    params: DELETE_PARAMS,
     async handler(req, engine) {
       const res = await deleteEvents(engine, req.query, { signal: req.signal });
       return jsonOk({ deleted: res.deleted });
@@ -77,7 +105,7 @@ export const eventRoutes: Route[] = [
     versions: [''],
     writes: false,
     summary: 'Legacy flat-file listing',
-    params: { file: 'the flat-file event log', accept: '0|1 (default 1)', reject: '0|1 (default 1)', keystroke: '0|1 (default 1)', limit: 'maximum records', start: 'records to skip', offset: 'resume at a byte offset' },
+    params: LEGACY_PARAMS,
     async handler(req, engine) {
       const { events } = await queryLegacyEvents(engine, req.query, { signal: req.signal });
       return jsonArrayResponse('events', events, { time: Math.floor(Date.now() / 1000) });

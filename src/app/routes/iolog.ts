@@ -12,7 +12,8 @@ import {
   SearchAnswer,
 } from '../iolog.js';
 import { jsonArrayResponse, jsonOk } from '../json-answer.js';
-import type { ApiResponse, Route } from '../types.js';
+import { flagParam, numberParam, textParam } from '../param-schema.js';
+import type { ApiResponse, ParamSpec, Route } from '../types.js';
 
 const VERSIONS = ['', 'v2', 'v2.0'] as const;
 
@@ -24,12 +25,16 @@ function has(v: string | string[] | undefined): boolean {
   return v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0);
 }
 
-const CHUNK_PARAMS: Record<string, string> = {
-  file: 'a sudo session directory or asciicast file under an I/O log root (chunking)',
-  start: 'first byte of the data stream (default 0)',
-  len: 'bytes of the data stream (default 65536, at most 1048576)',
-  path: 'a directory under an I/O log root to list (instead of file)',
-  filter: 'directory listing: regular expression the entry names must match',
+/** The I/O-log calls answer a bad number or flag with IOLOG_BAD_NUMBER. */
+const number = (description: string) => numberParam(description, 'IOLOG_BAD_NUMBER');
+const ioFlag = (description: string) => flagParam(description, 'IOLOG_BAD_NUMBER');
+
+const CHUNK_PARAMS: Record<string, ParamSpec> = {
+  file: textParam('a sudo session directory or asciicast file under an I/O log root (chunking)'),
+  start: number('first byte of the data stream (default 0)'),
+  len: number('bytes of the data stream (default 65536, at most 1048576)'),
+  path: textParam('a directory under an I/O log root to list (instead of file)'),
+  filter: textParam('directory listing: regular expression the entry names must match'),
 };
 
 export const iologRoutes: Route[] = [
@@ -58,7 +63,7 @@ export const iologRoutes: Route[] = [
     versions: VERSIONS,
     writes: false,
     summary: 'Every variable of a session (log.json, legacy log or asciicast header)',
-    params: { file: 'a sudo session directory or asciicast file under an I/O log root' },
+    params: { file: textParam('a sudo session directory or asciicast file under an I/O log root') },
     async handler(req, engine) {
       const v = await iologVariables(engine, req.query, req.signal);
       return jsonOk({ log: v.variables });
@@ -70,7 +75,7 @@ export const iologRoutes: Route[] = [
     versions: VERSIONS,
     writes: false,
     summary: 'Raw download: a file as is, a session directory as tar',
-    params: { file: 'a file or sudo session directory under an I/O log root' },
+    params: { file: textParam('a file or sudo session directory under an I/O log root') },
     async handler(req, engine) {
       const d = await iologDownload(engine, req.query, req.signal);
       return { kind: 'file', http: 200, contentType: d.contentType, filename: d.filename, stream: d.stream, ...(d.size !== undefined ? { size: d.size } : {}) };
@@ -83,9 +88,9 @@ export const iologRoutes: Route[] = [
     writes: false,
     summary: 'Sessions whose text matches KEYWORD:REGEX within one line',
     params: {
-      file: 'glob naming sessions, absolute or relative to each I/O log root (e.g. **, 00/00/*)',
-      query: 'KEYWORD:REGEX; KEYWORD = stdin, stdout, stderr, ttyin, ttyout, input, output or any',
-      detail: '1 adds the matching lines with their time offsets',
+      file: textParam('glob naming sessions, absolute or relative to each I/O log root (e.g. **, 00/00/*)'),
+      query: textParam('KEYWORD:REGEX; KEYWORD = stdin, stdout, stderr, ttyin, ttyout, input, output or any'),
+      detail: ioFlag('1 adds the matching lines with their time offsets'),
     },
     async handler(req, engine) {
       const run = await iologSearch(engine, req.query, req.signal);
@@ -100,17 +105,17 @@ export const iologRoutes: Route[] = [
     writes: false,
     summary: 'The cached list of sessions (SQLite index of the I/O log roots)',
     params: {
-      path: 'glob on the session path, absolute or relative to its root',
-      from: 'created on or after (yyyy-mm-dd HH:MM, other date forms, Unix seconds)',
-      to: 'created on or before (a date alone means the whole day)',
-      runhost: 'wildcard',
-      submithost: 'wildcard',
-      submituser: 'wildcard',
-      runuser: 'wildcard',
-      runcmd: 'wildcard on the command line',
-      start: 'records to skip (default 0)',
-      len: 'records to return (default 1000, at most 10000)',
-      refresh: '1 updates the index first; 0 never; default: when older than 60 s',
+      path: textParam('glob on the session path, absolute or relative to its root'),
+      from: textParam('created on or after (yyyy-mm-dd HH:MM, other date forms, Unix seconds)'),
+      to: textParam('created on or before (a date alone means the whole day)'),
+      runhost: textParam('wildcard'),
+      submithost: textParam('wildcard'),
+      submituser: textParam('wildcard'),
+      runuser: textParam('wildcard'),
+      runcmd: textParam('wildcard on the command line'),
+      start: number('records to skip (default 0)'),
+      len: number('records to return (default 1000, at most 10000)'),
+      refresh: ioFlag('1 updates the index first; 0 never; default: when older than 60 s'),
     },
     async handler(req, engine) {
       const rows = await iologList(engine, req.query, req.signal);

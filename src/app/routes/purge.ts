@@ -6,14 +6,15 @@ import { parseEventDelete, type Params } from '../../eventlog/query.js';
 import { openRequestStore } from '../../eventlog/stores.js';
 import { purgeEvents } from '../events-purge.js';
 import { jsonOk } from '../json-answer.js';
-import type { Route } from '../types.js';
+import { flagParam } from '../param-schema.js';
+import type { ParamSpec, Route } from '../types.js';
 import { EVENT_FILTERS } from './events.js';
 
-const PARAMS: Record<string, string> = {
+const PARAMS: Record<string, ParamSpec> = {
   ...EVENT_FILTERS,
-  format: 'ff, flatfile or file = flat file (only the I/O logs are deleted); db = database (default); odbc',
-  all: '1 allows a purge with no filter',
-  dryrun: 'evio extension: 1 reports what would be deleted and changes nothing',
+  format: { ...EVENT_FILTERS.format!, description: 'ff, flatfile or file = flat file (only the I/O logs are deleted); db = database (default); odbc' },
+  all: flagParam('1 allows a purge with no filter', 'QUERY_BAD_FLAG'),
+  dryrun: flagParam('evio extension: 1 reports what would be deleted and changes nothing', 'QUERY_BAD_FLAG'),
 };
 
 export const purgeRoutes: Route[] = [

@@ -3,6 +3,7 @@
 // (src/iolog/replay.ts) validates and tokenizes in the worker pool.
 import { iologReplay } from '../iolog.js';
 import { jsonArrayResponse } from '../json-answer.js';
+import { numberParam, textParam } from '../param-schema.js';
 import type { ApiResponse, Route } from '../types.js';
 
 const VERSIONS = ['', 'v2', 'v2.0'] as const;
@@ -19,10 +20,10 @@ export const replayRoutes: Route[] = [
     writes: false,
     summary: 'A byte range of a session as replay tokens (terminfo capability names) and text',
     params: {
-      file: 'a sudo session directory or asciicast file under an I/O log root',
-      term: 'terminfo entry naming the tokens (default: the session TERM, else xterm-256color)',
-      start: 'first byte of the data stream (default 0)',
-      len: 'bytes of the data stream (default 65536, at most 1048576)',
+      file: textParam('a sudo session directory or asciicast file under an I/O log root'),
+      term: textParam('terminfo entry naming the tokens (default: the session TERM, else xterm-256color)'),
+      start: numberParam('first byte of the data stream (default 0)', 'IOLOG_BAD_NUMBER'),
+      len: numberParam('bytes of the data stream (default 65536, at most 1048576)', 'IOLOG_BAD_NUMBER'),
     },
     async handler(req, engine): Promise<ApiResponse> {
       const run = await iologReplay(engine, req.query, req.signal);

@@ -29,7 +29,7 @@ async function* items(signal: AbortSignal): AsyncGenerator<{ n: number; pad: str
 
 const testRoutes: Route[] = [
   {
-    method: 'GET', path: '/test/stream', versions: ['v2.0'], writes: false, summary: 'test stream', params: { n: 'items' },
+    method: 'GET', path: '/test/stream', versions: ['v2.0'], writes: false, summary: 'test stream', params: { n: { description: 'items', type: 'integer' } },
     async handler(req) {
       const n = Number(req.query.n ?? TOTAL);
       async function* limited() {
