@@ -28,8 +28,6 @@ export type { Params } from '../common/params.js';
 export const DEFAULT_LIMIT = 32768;
 export const DEFAULT_VERBOSE_LIMIT = 512;
 
-/** Parameters the HTTP layer consumes (authentication); the engine ignores them. */
-const TRANSPORT_PARAMS = new Set(['appid', 'timestamp', 'hmac', 'appkey']);
 
 const FILTER_PARAMS = ['etype', 'from', 'to', 'exittime_from', 'exittime_to', ...PATTERN_FIELDS] as const;
 const QUERY_PARAMS = new Set<string>(['format', 'file', 'dsn', ...FILTER_PARAMS, 'start', 'end', 'offset', 'limit', 'verbose', 'order', 'orderdirection', 'dump']);
@@ -86,7 +84,7 @@ function parseEtypes(params: Params): EType[] | null {
 
 function checkKnown(params: Params, allowed: Set<string>, call: string): void {
   for (const key of Object.keys(params)) {
-    if (params[key] === undefined || TRANSPORT_PARAMS.has(key) || allowed.has(key)) continue;
+    if (params[key] === undefined || allowed.has(key)) continue;
     throw evioError('QUERY_UNKNOWN_PARAMETER', `${call} takes no parameter "${key}"; it takes ${[...allowed].join(', ')}`);
   }
 }

@@ -15,7 +15,6 @@ import { queryRefusal, querySchema, type SchemaFailure } from '../app/param-sche
 import { openApiDocument, versionedPaths } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { allRoutes } from '../app/routes/index.js';
-import { AUTH_PARAMS } from '../signing.js';
 import { queryFromSearch } from '../app/query-params.js';
 import type { ConnectionCap } from './connection-cap.js';
 import { createNodeServer, type NodeServer } from './node-server.js';
@@ -45,7 +44,6 @@ export interface ServerOptions {
 /** Raw body bytes per request: the signature covers them exactly as sent. */
 const rawBodies = new WeakMap<object, Buffer>();
 
-const SIGNATURE_PARAMS: ReadonlySet<string> = new Set(AUTH_PARAMS);
 
 function checkQueryBounds(search: URLSearchParams): void {
   let n = 0;
@@ -271,7 +269,7 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
       auth.authorize(who, route);
       const invalid = request.validationError as { validation?: SchemaFailure[] } | undefined;
       if (invalid) throw queryRefusal(route, invalid.validation ?? [], request.query);
-      res = await route.handler({ method: route.method, path: apiPath, query: queryFromSearch(search, SIGNATURE_PARAMS), body: request.body, signal: ac.signal, remote }, engine);
+      res = await route.handler({ method: route.method, path: apiPath, query: queryFromSearch(search), body: request.body, signal: ac.signal, remote }, engine);
     } catch (err) {
       const e = toEvioError(err);
       if (e.errorName === 'INTERNAL') log(`internal error on ${route.method} ${apiPath}: ${(err as Error).stack ?? e.message}`);

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { queryFromSearch } from '../../src/app/query-params.js';
 import { describe, expect, it } from 'vitest';
 import { parseEventDelete, parseEventQuery, parseLegacyQuery } from '../../src/eventlog/query.js';
 import { formatEpoch, parseQueryDate } from '../../src/eventlog/time.js';
@@ -34,8 +35,12 @@ describe('parseEventQuery: stores and paging', () => {
     expect(code(() => parseEventQuery({ submituser: 'a\u0000b' }))).toBe(1009);
     expect(code(() => parseEventQuery({ runcommand: 'x'.repeat(5000) }))).toBe(1009);
   });
-  it('joins repeated etype values and ignores transport parameters', () => {
-    expect(parseEventQuery({ etype: ['A', 'r'], appid: 'x', timestamp: '1', hmac: 'y' }).query.etypes).toEqual(['A', 'R']);
+  it('joins repeated etype values; knows nothing of the signature parameters, which the doors strip', () => {
+    expect(parseEventQuery({ etype: ['A', 'r'] }).query.etypes).toEqual(['A', 'R']);
+    expect(() => parseEventQuery({ etype: 'A', appid: 'x' })).toThrow(/^1114 /);
+    const q = queryFromSearch(new URLSearchParams('etype=A&etype=r&appid=x&timestamp=1&hmac=y&nonce=n'));
+    expect(Object.keys(q)).toEqual(['etype']);
+    expect(parseEventQuery(q).query.etypes).toEqual(['A', 'R']);
   });
   it('reads dates in the configured zone', () => {
     const q = parseEventQuery({ from: '2026/07/01 12:00' }, 'Europe/Paris').query;
