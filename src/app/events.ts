@@ -8,10 +8,12 @@ import { parseEventDelete, parseEventQuery, parseLegacyQuery, type Params } from
 import { takeReaderSlot } from '../eventlog/reader-slots.js';
 import { shapeEvent, shapeLegacyEvent, type ReturnedEvent } from '../eventlog/shape.js';
 import { copyStore, type CopyProgress } from '../eventlog/copy.js';
+import { NO_LIMIT, newPageEnd, pageRows, type PageEnd } from '../eventlog/paging.js';
 import { formatParamsOf, openRequestStore, openStore, parseStoreName, type StoreSpec } from '../eventlog/stores.js';
 import type { AppendResult, DeleteResult, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats } from '../eventlog/types.js';
 
 export type { CopyProgress } from '../eventlog/copy.js';
+export type { NextPage, PageEnd } from '../eventlog/paging.js';
 export type { ReturnedEvent } from '../eventlog/shape.js';
 export type { Params } from '../eventlog/query.js';
 export type { NewEvent, StoredEvent, EventStore } from '../eventlog/types.js';
@@ -23,6 +25,11 @@ export interface CallOptions {
    * confined to eventlogdirs. The parameters then must not name format, file or dsn.
    */
   store?: string | undefined;
+  /**
+   * Without a `limit` parameter, every match (the batch commands: `evio events query`) instead
+   * of the REST page size. The answer streams either way.
+   */
+  everything?: boolean | undefined;
 }
 
 /**
@@ -44,6 +51,8 @@ export interface EventAnswer<T> {
   events: AsyncIterable<T>;
   /** This query's counters, final once `events` is exhausted. */
   stats: ScanStats;
+  /** Whether `limit` cut the answer and how to continue; final once `events` is exhausted. */
+  page: PageEnd;
 }
 
 /**
@@ -54,9 +63,11 @@ export async function queryEvents(engine: Engine, params: Params, opts: CallOpti
   const tz = engine.settings.timezone;
   const chosen = chooseStore(engine, params, opts);
   const { store: ref, query } = parseEventQuery(chosen.params, tz);
+  if (opts.everything && chosen.params.limit === undefined) query.limit = NO_LIMIT;
   const store = chosen.spec ? await openStore(engine, chosen.spec) : await openRequestStore(engine, ref);
   const stats: ScanStats = { malformed: 0 };
-  return { store, stats, query, events: shapeRows(store, query, { signal: opts.signal, stats, summary: !query.verbose, maxReaders: engine.settings.maxReadersPerStore }, (row) => shapeEvent(row, query.verbose, tz)) };
+  const page = newPageEnd();
+  return { store, stats, page, query, events: shapeRows(store, query, { signal: opts.signal, stats, page, summary: !query.verbose, maxReaders: engine.settings.maxReadersPerStore }, (row) => shapeEvent(row, query.verbose, tz)) };
 }
 
 /** GET /REST/events: the legacy flat-file listing. */
@@ -65,17 +76,18 @@ export async function queryLegacyEvents(engine: Engine, params: Params, opts: Ca
   const { store: ref, query } = parseLegacyQuery(params, tz);
   const store = await openRequestStore(engine, ref);
   const stats: ScanStats = { malformed: 0 };
-  return { store, stats, events: shapeRows(store, query, { signal: opts.signal, stats, summary: false, maxReaders: engine.settings.maxReadersPerStore }, (row) => shapeLegacyEvent(row, tz)) };
+  const page = newPageEnd();
+  return { store, stats, page, events: shapeRows(store, query, { signal: opts.signal, stats, page, summary: false, maxReaders: engine.settings.maxReadersPerStore }, (row) => shapeLegacyEvent(row, tz)) };
 }
 
 /** A query's shaped rows; it holds one of the store's reader slots from its first row to its end. */
-async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: AbortSignal | undefined; stats: ScanStats; summary: boolean; maxReaders: number }, shape: (r: EventRow) => T): AsyncIterable<T> {
+async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: AbortSignal | undefined; stats: ScanStats; page: PageEnd; summary: boolean; maxReaders: number }, shape: (r: EventRow) => T): AsyncIterable<T> {
   if (q.limit === 0) return;
   const o: QueryOptions = { stats: opts.stats, summary: opts.summary };
   if (opts.signal) o.signal = opts.signal;
   const release = takeReaderSlot(store, opts.maxReaders);
   try {
-    for await (const row of store.query(q, o)) yield shape(row);
+    for await (const row of pageRows(store, q, o, opts.page)) yield shape(row);
   } finally {
     release();
   }

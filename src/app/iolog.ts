@@ -184,12 +184,28 @@ async function freshIndex(engine: Engine, force: boolean, signal?: AbortSignal):
  * engine last did so more than INDEX_MAX_AGE_MS ago (refresh=1 forces it, refresh=0 skips it).
  */
 export async function iologList(engine: Engine, params: Params, signal?: AbortSignal): Promise<CachedRecord[]> {
+  return (await iologListPage(engine, params, signal)).result;
+}
+
+export interface ListPage {
+  result: CachedRecord[];
+  /** More sessions match than `len`; `next` holds the parameters of the next page. */
+  more: boolean;
+  next: { start: number } | null;
+}
+
+/** The cached list as a page that says whether `len` cut it: one row more is read to know. */
+export async function iologListPage(engine: Engine, params: Params, signal?: AbortSignal): Promise<ListPage> {
   const query = parseListParams(params, engine.settings.timezone);
   const refresh = single(params, 'refresh');
   if (refresh !== undefined && refresh !== '' && refresh !== '0' && refresh !== '1') flag(params, 'refresh');
   const pool = await iologPool(engine);
   if (refresh !== '0') await freshIndex(engine, refresh === '1', signal);
-  return pool.run('listQuery', { indexFile: engine.settings.iologcache, query }, signal);
+  if (query.len === 0) return { result: [], more: false, next: null };
+  const result: CachedRecord[] = await pool.run('listQuery', { indexFile: engine.settings.iologcache, query: { ...query, len: query.len + 1 } }, signal);
+  const more = result.length > query.len;
+  if (more) result.length = query.len;
+  return { result, more, next: more ? { start: query.start + query.len } : null };
 }
 
 /**

@@ -5,11 +5,15 @@ import { formatBytes } from '../common/units.js';
 import { restFlags } from './rest-flags.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliIo } from './io.js';
+import { cutNotice, nextPageCommand } from './next-page.js';
 
 export const EXPORT_HELP = `Usage: evio events export STORE [--PARAM VALUE ...] [--format ndjson|csv|json] [--out FILE]
 
 Writes every record the filters match (the parameters of the REST query: --from, --to,
---submituser, --etype, --dump 1, --verbose 1, ...). No limit applies unless --limit is given.
+--submituser, --etype, --dump 1, --verbose 1, ...). No limit applies unless --limit is given;
+when --limit N cuts the export, stderr says that more records match and gives the command
+that exports the rest (--offset N, --start N or --end N). Exit status 0 then too (the cap was
+asked for); 1 on an error, 2 on a usage error.
 
   --format ndjson   one JSON record per line (default)
   --format csv      RFC 4180 with a header row; verbose=0 columns are the query fields,
@@ -33,5 +37,7 @@ export async function runEventsExport(argv: string[], io: CliIo): Promise<number
   progressDone(io);
   const malformed = res.malformed ? `; ${res.malformed} malformed lines skipped` : '';
   io.err.write(`exported ${res.records} records (${formatBytes(res.bytes)}, ${res.format}) from ${res.store}${out ? ` to ${out}` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s${malformed}\n`);
+  // The rest goes elsewhere: the next command leaves --out out rather than overwrite this export.
+  if (res.more) io.err.write(cutNotice(String(filters.limit), res.next!, nextPageCommand(io, 'export', name, { ...filters, ...(format !== undefined ? { format } : {}) }, res.next!)));
   return 0;
 }

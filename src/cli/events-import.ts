@@ -25,7 +25,14 @@ truncated file imports every whole event and says where it stopped.
                      (default: kept relative, resolved against the first I/O log root)
   --batch N          records per append (default 2000)
 
-Prints a JSON summary on stdout. Exit status 1 when damaged data stopped the import early.
+Prints a JSON summary on stdout and where reading stopped, if before the end, on stderr.
+Exit status:
+  0  the import finished, including a file that ends inside its last event (stop.truncated:
+     a live log sudo is still writing, or a copy cut short): every whole event was imported
+     and the next run picks up the rest — a cron job does not fail on a busy log
+  1  damaged data (1703, stop.truncated false) stopped the import before the end of the file,
+     or another error (its code is in the message)
+  2  a usage error
 
 Examples:
   evio events import --from sudo-json /var/log/sudo.json

@@ -8,6 +8,7 @@ import { EVENT_DELETE_PARAM_NAMES, EVENT_QUERY_PARAM_NAMES } from '../app/routes
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
 import { restFlags } from './rest-flags.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
+import { cutNotice, nextPageCommand } from './next-page.js';
 
 const HELP = `Usage: evio events SUBCOMMAND ...
 
@@ -40,6 +41,12 @@ GET /REST/v2.0/events: --etype, --from, --to, --exittime_from, --exittime_to, --
 --start, --end, --offset, --limit N (-n N), --order, --orderdirection, and the switches
 --verbose and --dump (also --verbose 1). A store that does not exist is an error (1200): a
 query never creates one.
+
+Every matching record is printed, streamed (no page size applies, unlike the REST call).
+--limit N caps the output at N records; when more records match, stderr says so and gives
+the command of the next page (--offset N on a flat file; --start N, --end N or --offset N on
+a database), and the exit status is still 0: the cap was asked for. Exit status 1 on an
+error (the message names its code), 2 on a usage error.
 
 Example:
   evio events query ff:evio-data/events.ndjson --submituser 'alice*' --etype K -n 5`,
@@ -116,7 +123,8 @@ export const eventsCommand: CliCommand = {
         const f = parseFlags(rest, restFlags('events query', EVENT_QUERY_PARAM_NAMES));
         const name = f.positionals[0];
         if (!name) throw usageError('events query needs a STORE');
-        const { store, events } = await queryEvents(engine, f.flags, { signal: io.signal, store: name });
+        // A batch command means every match: no page size unless --limit is given.
+        const { store, events, page } = await queryEvents(engine, f.flags, { signal: io.signal, store: name, everything: true });
         let n = 0;
         let buf = '';
         for await (const ev of events) {
@@ -128,6 +136,8 @@ export const eventsCommand: CliCommand = {
         }
         io.out.write(buf);
         if (store.stats.malformed) io.err.write(`evio: ${store.stats.malformed} malformed lines skipped\n`);
+        // stdout stays pure NDJSON: the continuation goes to stderr (exit 0: the cap was asked for).
+        if (page.more) io.err.write(cutNotice(String(f.flags.limit), page.next!, nextPageCommand(io, 'query', name, f.flags, page.next!)));
         return 0;
       }
       case 'append': {

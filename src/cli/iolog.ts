@@ -7,7 +7,7 @@ import {
   iologChunk,
   iologExport,
   iologIndex,
-  iologList,
+  iologListPage,
   iologListDirectory,
   iologSearch,
   iologVariables,
@@ -87,11 +87,12 @@ const SUBS: Record<string, Sub> = {
   },
   list: {
     usage: 'evio iolog list [--path GLOB] [--from DATE] [--to DATE] [--submituser W] [--submithost W] [--runuser W] [--runhost W] [--runcmd W] [--start N] [--len N] [--refresh 0|1]',
-    help: 'Prints the cached list of sessions {result:[...]}, updating the index first when it is older than 60 s.',
+    help: 'Prints the cached list of sessions {result:[...]}, updating the index first when it is older than 60 s.\nWhen --len cuts the list, the answer ends with "more":true,"next":{"start":N}: run again with --start N.',
     flags: ['path', 'from', 'to', 'submituser', 'submithost', 'runuser', 'runhost', 'runcmd', 'start', 'len', 'refresh'],
     positionals: [],
     async run(a, io) {
-      return printJson(io, { result: await iologList(io.engine(), a, io.signal) });
+      const page = await iologListPage(io.engine(), a, io.signal);
+      return printJson(io, { result: page.result, ...(page.more ? { more: true, next: page.next } : {}) });
     },
   },
   index: {

@@ -7,6 +7,7 @@ import { signedUrl } from '../app/rest-client.js';
 import { checkListenPolicy, startServer } from '../http/server.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import type { CliCommand, CliIo } from './io.js';
+import { shellQuote } from './shell-quote.js';
 
 const HELP = `Usage: evio serve [--host HOST] [--port PORT] [--allow-insecure]
 
@@ -22,10 +23,6 @@ Example:
   EVIO_HOME=/tmp/evio evio serve --port 24351`;
 
 const EXAMPLE_PATH = '/REST/v2.0/events/destinations';
-
-function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_./:=@-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
 
 /** The example calls: `evio rest` first (it signs when run), then curl with a signature made now. */
 export function exampleCalls(opts: { url: string; appid: string; key: string; keystore: string; showKey: boolean; skewSeconds: number; prefix: string }): string {

@@ -1,5 +1,5 @@
 // Event-log routes (spec document 1, "Event logs"): parse, call the engine, stream the answer.
-import { deleteEvents, eventDestinations, queryEvents, queryLegacyEvents } from '../events.js';
+import { deleteEvents, eventDestinations, queryEvents, queryLegacyEvents, type PageEnd } from '../events.js';
 import { jsonArrayResponse, jsonOk } from '../json-answer.js';
 import { ORDER_FIELDS } from '../../eventlog/types.js';
 import { enumParam, flagParam, numberParam, textParam } from '../param-schema.js';
@@ -7,6 +7,9 @@ import type { ParamSpec, Route } from '../types.js';
 
 const EVENT_FORMATS = ['ff', 'flatfile', 'file', 'db', 'odbc'] as const;
 const EVENT_TYPES = ['A', 'R', 'K', 'F', 'Accept', 'Reject', 'Keystroke', 'Finish'] as const;
+
+/** A page cut by `limit` says so after its records: `"more":true,"next":{...}`; a complete one adds nothing. */
+const pageFields = (page: PageEnd): Record<string, unknown> => (page.more ? { more: true, next: page.next } : {});
 
 const paging = (description: string) => numberParam(description, 'QUERY_BAD_INTEGER');
 const eventFlag = (description: string) => flagParam(description, 'QUERY_BAD_FLAG');
@@ -31,7 +34,7 @@ export const EVENT_FILTERS: Record<string, ParamSpec> = {
 const QUERY_PARAMS: Record<string, ParamSpec> = {
   ...EVENT_FILTERS,
   offset: paging('database: matching records to skip; flat file: resume at a returned record\'s offset'),
-  limit: paging('maximum records (default 32768, 512 with verbose=1)'),
+  limit: paging('maximum records (default 32768, 512 with verbose=1); a page it cuts ends with more=true and next={the parameters of the next page}'),
   verbose: eventFlag('1 returns complete records'),
   order: enumParam('the field to sort on (database only)', ORDER_FIELDS, 'QUERY_UNKNOWN_ORDER', { allowEmpty: true, default: 'recnum' }),
   orderdirection: enumParam('sort direction (database only)', ['asc', 'desc'], 'QUERY_BAD_DIRECTION', { anyCase: true, allowEmpty: true, default: 'asc' }),
@@ -72,8 +75,8 @@ export const eventRoutes: Route[] = [
     summary: 'Query event log records',
     params: QUERY_PARAMS,
     async handler(req, engine) {
-      const { store, events, stats } = await queryEvents(engine, req.query, { signal: req.signal });
-      return jsonArrayResponse('events', events, {}, () => (store.kind === 'ff' ? { malformed: stats.malformed } : {}));
+      const { store, events, stats, page } = await queryEvents(engine, req.query, { signal: req.signal });
+      return jsonArrayResponse('events', events, {}, () => ({ ...(store.kind === 'ff' ? { malformed: stats.malformed } : {}), ...pageFields(page) }));
     },
   },
   {
@@ -107,8 +110,8 @@ export const eventRoutes: Route[] = [
     summary: 'Legacy flat-file listing',
     params: LEGACY_PARAMS,
     async handler(req, engine) {
-      const { events } = await queryLegacyEvents(engine, req.query, { signal: req.signal });
-      return jsonArrayResponse('events', events, { time: Math.floor(Date.now() / 1000) });
+      const { events, page } = await queryLegacyEvents(engine, req.query, { signal: req.signal });
+      return jsonArrayResponse('events', events, { time: Math.floor(Date.now() / 1000) }, () => pageFields(page));
     },
   },
 ];

@@ -4,7 +4,7 @@ import { evioError } from '../../errors.js';
 import {
   iologChunk,
   iologDownload,
-  iologList,
+  iologListPage,
   iologListDirectory,
   iologSearch,
   iologVariables,
@@ -114,12 +114,12 @@ export const iologRoutes: Route[] = [
       runuser: textParam('wildcard'),
       runcmd: textParam('wildcard on the command line'),
       start: number('records to skip (default 0)'),
-      len: number('records to return (default 1000, at most 10000)'),
+      len: number('records to return (default 1000, at most 10000); a page it cuts ends with more=true and next={start}'),
       refresh: ioFlag('1 updates the index first; 0 never; default: when older than 60 s'),
     },
     async handler(req, engine) {
-      const rows = await iologList(engine, req.query, req.signal);
-      return jsonArrayResponse('result', each(rows));
+      const page = await iologListPage(engine, req.query, req.signal);
+      return jsonArrayResponse('result', each(page.result), {}, () => (page.more ? { more: true, next: page.next } : {}));
     },
   },
 ];

@@ -8,6 +8,7 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { evioError, isEvioError } from '../../errors.js';
+import { pageRows, type PageEnd } from '../paging.js';
 import { shapeEvent } from '../shape.js';
 import type { EventQuery, EventStore } from '../types.js';
 import { formatWriter, type ExportFormat } from './formats.js';
@@ -24,6 +25,8 @@ export interface ExportOptions {
 
 export interface ExportCount {
   records: number;
+  /** Filled in when given: whether `limit` cut the export, and how to continue. */
+  page?: PageEnd;
 }
 
 /** The export as text pieces; `count.records` is final once the iterator is done. */
@@ -33,7 +36,8 @@ export function exportText(store: EventStore, query: EventQuery, opts: ExportOpt
     let buf = w.head();
     let n = 0;
     if (query.limit > 0) {
-      for await (const row of store.query(query, opts.signal ? { signal: opts.signal, summary: !query.verbose } : { summary: !query.verbose })) {
+      const end = count.page ?? { more: false, next: null };
+      for await (const row of pageRows(store, query, opts.signal ? { signal: opts.signal, summary: !query.verbose } : { summary: !query.verbose }, end)) {
         const rec = shapeEvent(row, query.verbose, opts.timezone) as Record<string, unknown>;
         // A flat file's resume position is a paging aid, not data: every store exports the same columns.
         delete rec.offset;

@@ -1,0 +1,55 @@
+// A page of an event query that knows whether it is complete. The store is asked for one record
+// more than `limit`: when that record comes, the page was cut and `next` says how to continue
+// (DESIGN §3 paging rules) — no second query, no count. The extra record is never returned.
+import type { EventQuery, EventRow, EventStore, QueryOptions, StoreKind } from './types.js';
+
+/** "Every match": the batch commands' limit when none is given. No lookahead past it. */
+export const NO_LIMIT = Number.MAX_SAFE_INTEGER;
+
+/** The parameters that differ on the next page; the other parameters stay as they were. */
+export type NextPage = Record<string, number>;
+
+/** How a page ended; final once its rows are exhausted. */
+export interface PageEnd {
+  /** More records match than the page returned. */
+  more: boolean;
+  /** With `more`: the parameters of the next page (merged over this page's). */
+  next: NextPage | null;
+}
+
+export function newPageEnd(): PageEnd {
+  return { more: false, next: null };
+}
+
+/**
+ * Where the page after `last` starts.
+ * - Flat file: resume at the byte offset after `last` (its `offset`); the skip count was spent.
+ * - Database by recnum: a recnum bound past `last` (recnums are unique), so records added or
+ *   deleted meanwhile do not shift the next page; the skip count was spent.
+ * - Database by another field: skip what this page and its skip covered.
+ */
+export function nextPage(kind: StoreKind, q: EventQuery, last: EventRow): NextPage {
+  if (kind === 'ff') return { offset: last.offset ?? q.byteOffset, start: 0 };
+  if (q.order === 'recnum') return q.direction === 'asc' ? { start: last.rec.recnum + 1, offset: 0 } : { end: last.rec.recnum - 1, offset: 0 };
+  return { offset: q.skip + q.limit };
+}
+
+/** The store's rows for `q`, at most `q.limit`; `end` says whether more match, and how to go on. */
+export async function* pageRows(store: EventStore, q: EventQuery, opts: QueryOptions, end: PageEnd): AsyncGenerator<EventRow> {
+  if (q.limit <= 0) return;
+  // One record more than the page: its arrival is the answer to "are there more?".
+  const lookahead = q.limit < NO_LIMIT;
+  const asked = lookahead ? { ...q, limit: q.limit + 1 } : q;
+  let n = 0;
+  let last: EventRow | null = null;
+  for await (const row of store.query(asked, opts)) {
+    if (n === q.limit) {
+      end.more = true;
+      end.next = nextPage(store.kind, q, last!);
+      return; // closes the store's iterator: the scan or cursor stops here
+    }
+    n++;
+    last = row;
+    yield row;
+  }
+}
