@@ -8,7 +8,7 @@ import { parseEventDelete, parseEventQuery, parseLegacyQuery, type Params } from
 import { takeReaderSlot } from '../eventlog/reader-slots.js';
 import { shapeEvent, shapeLegacyEvent, type ReturnedEvent } from '../eventlog/shape.js';
 import { copyStore, type CopyProgress } from '../eventlog/copy.js';
-import { NO_LIMIT, newPageEnd, pageRows, type PageEnd } from '../eventlog/paging.js';
+import { NO_LIMIT, newPageEnd, PageCut, type PageEnd } from '../eventlog/paging.js';
 import { formatParamsOf, openRequestStore, openStore, parseStoreName, type StoreSpec } from '../eventlog/stores.js';
 import type { AppendResult, DeleteResult, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats } from '../eventlog/types.js';
 
@@ -87,7 +87,11 @@ async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: A
   if (opts.signal) o.signal = opts.signal;
   const release = takeReaderSlot(store, opts.maxReaders);
   try {
-    for await (const row of pageRows(store, q, o, opts.page)) yield shape(row);
+    const cut = new PageCut(store.kind, q, opts.page);
+    for await (const row of store.query(cut.asked, o)) {
+      if (!cut.admit(row)) break; // leaving the loop closes the store's iterator
+      yield shape(row);
+    }
   } finally {
     release();
   }

@@ -34,22 +34,45 @@ export function nextPage(kind: StoreKind, q: EventQuery, last: EventRow): NextPa
   return { offset: q.skip + q.limit };
 }
 
+/**
+ * Counts the rows of one page in the caller's own loop (no generator layer per row: every
+ * exported record passes here). Usage:
+ *   const cut = new PageCut(store.kind, q, end);
+ *   for await (const row of store.query(cut.asked, opts)) { if (!cut.admit(row)) break; ... }
+ */
+export class PageCut {
+  /** The query to send: one record more than the page, whose arrival answers "are there more?". */
+  readonly asked: EventQuery;
+  private n = 0;
+  private last: EventRow | null = null;
+
+  constructor(
+    private readonly kind: StoreKind,
+    private readonly q: EventQuery,
+    private readonly end: PageEnd,
+  ) {
+    this.asked = q.limit > 0 && q.limit < NO_LIMIT ? { ...q, limit: q.limit + 1 } : q;
+  }
+
+  /** True for a row of the page; false for the lookahead row (then `end` says more, and how). */
+  admit(row: EventRow): boolean {
+    if (this.n === this.q.limit) {
+      this.end.more = true;
+      this.end.next = nextPage(this.kind, this.q, this.last!);
+      return false;
+    }
+    this.n++;
+    this.last = row;
+    return true;
+  }
+}
+
 /** The store's rows for `q`, at most `q.limit`; `end` says whether more match, and how to go on. */
 export async function* pageRows(store: EventStore, q: EventQuery, opts: QueryOptions, end: PageEnd): AsyncGenerator<EventRow> {
   if (q.limit <= 0) return;
-  // One record more than the page: its arrival is the answer to "are there more?".
-  const lookahead = q.limit < NO_LIMIT;
-  const asked = lookahead ? { ...q, limit: q.limit + 1 } : q;
-  let n = 0;
-  let last: EventRow | null = null;
-  for await (const row of store.query(asked, opts)) {
-    if (n === q.limit) {
-      end.more = true;
-      end.next = nextPage(store.kind, q, last!);
-      return; // closes the store's iterator: the scan or cursor stops here
-    }
-    n++;
-    last = row;
+  const cut = new PageCut(store.kind, q, end);
+  for await (const row of store.query(cut.asked, opts)) {
+    if (!cut.admit(row)) return; // closes the store's iterator: the scan or cursor stops here
     yield row;
   }
 }

@@ -8,7 +8,7 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { evioError, isEvioError } from '../../errors.js';
-import { pageRows, type PageEnd } from '../paging.js';
+import { PageCut, type PageEnd } from '../paging.js';
 import { shapeEvent } from '../shape.js';
 import type { EventQuery, EventStore } from '../types.js';
 import { formatWriter, type ExportFormat } from './formats.js';
@@ -37,7 +37,9 @@ export function exportText(store: EventStore, query: EventQuery, opts: ExportOpt
     let n = 0;
     if (query.limit > 0) {
       const end = count.page ?? { more: false, next: null };
-      for await (const row of pageRows(store, query, opts.signal ? { signal: opts.signal, summary: !query.verbose } : { summary: !query.verbose }, end)) {
+      const cut = new PageCut(store.kind, query, end);
+      for await (const row of store.query(cut.asked, opts.signal ? { signal: opts.signal, summary: !query.verbose } : { summary: !query.verbose })) {
+        if (!cut.admit(row)) break;
         const rec = shapeEvent(row, query.verbose, opts.timezone) as Record<string, unknown>;
         // A flat file's resume position is a paging aid, not data: every store exports the same columns.
         delete rec.offset;
