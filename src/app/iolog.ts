@@ -9,6 +9,7 @@ import type { ReplayResult } from '../iolog/replay.js';
 import type { ScreenResult } from '../iolog/screen.js';
 import { evioError } from '../errors.js';
 import { iologPool } from '../worker/pool.js';
+import { formatIsoInZone } from '../common/time-zone.js';
 import type { ChunkResult } from '../iolog/chunk.js';
 import { openDownload, type Download } from '../iolog/download.js';
 import { removeSessionsFromIndex, type CachedRecord } from '../iolog/index-db.js';
@@ -179,17 +180,22 @@ async function freshIndex(engine: Engine, force: boolean, signal?: AbortSignal):
   await iologIndex(engine, {}, signal);
 }
 
+/** A cached record as listed: createtime (Unix ms) also as ISO 8601 in the configured zone. */
+export type ListedSession = CachedRecord & { createtime_iso: string };
+
 /**
  * GET /REST/iolog/list : the cached list. The index is brought up to date first when this
  * engine last did so more than INDEX_MAX_AGE_MS ago (refresh=1 forces it, refresh=0 skips it).
  */
-export async function iologList(engine: Engine, params: Params, signal?: AbortSignal): Promise<CachedRecord[]> {
-  const query = parseListParams(params, engine.settings.timezone);
+export async function iologList(engine: Engine, params: Params, signal?: AbortSignal): Promise<ListedSession[]> {
+  const tz = engine.settings.timezone;
+  const query = parseListParams(params, tz);
   const refresh = single(params, 'refresh');
   if (refresh !== undefined && refresh !== '' && refresh !== '0' && refresh !== '1') flag(params, 'refresh');
   const pool = await iologPool(engine);
   if (refresh !== '0') await freshIndex(engine, refresh === '1', signal);
-  return pool.run('listQuery', { indexFile: engine.settings.iologcache, query }, signal);
+  const rows = await pool.run('listQuery', { indexFile: engine.settings.iologcache, query }, signal);
+  return rows.map((r) => ({ ...r, createtime_iso: formatIsoInZone(r.createtime / 1000, tz) }));
 }
 
 /**
