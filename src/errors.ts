@@ -47,7 +47,7 @@ export const ERRORS = {
   QUERY_DSN_REQUIRED: def(1102, 400, 'An ODBC query names no data source', 'Add dsn=NAME (an ODBC data source name).'),
   QUERY_BAD_ETYPE: def(1103, 400, 'Unknown event type', 'Use A, R, K, F or Accept, Reject, Keystroke, Finish, comma-separated.'),
   QUERY_FINISH_NEEDS_DUMP: def(1104, 400, 'etype=F was asked for without dump=1', 'Finish records are merged into their accepts unless dump=1; add dump=1.'),
-  QUERY_BAD_DATE: def(1105, 400, 'A date or time parameter cannot be parsed', 'Use Unix seconds, YYYY/MM/DD[ HH:MM[:SS]], YYYY-MM-DD[ HH:MM[:SS]] or ISO 8601.'),
+  QUERY_BAD_DATE: def(1105, 400, 'A time parameter (events, the I/O-log session list, purge) cannot be parsed', 'Use Unix seconds, YYYY-MM-DD[ HH:MM[:SS]] (or with / or T, optionally with Z or ±HH:MM), now, today, yesterday, or -N with s, m, h, d or w (docs/events.md, "Times").'),
   QUERY_BAD_INTEGER: def(1106, 400, 'A paging or numeric parameter is not a non-negative integer', 'Give start, end, offset and limit as whole numbers of 0 or more.'),
   QUERY_ORDER_ON_FLATFILE: def(1107, 400, 'order or orderdirection was given for a flat file', 'Flat files are always in recnum order; drop order, or query a database.'),
   QUERY_UNKNOWN_ORDER: def(1108, 400, 'order names a field that cannot be sorted on', 'Use one of the fields listed in the message.'),
@@ -98,7 +98,8 @@ export const ERRORS = {
   IOLOG_BAD_FILTER: def(1407, 400, 'The directory listing filter is not a valid regular expression or is too long', 'Give filter as a JavaScript regular expression of at most 256 characters.'),
   IOLOG_SYSTEM_DIRECTORY: def(1408, 403, 'The path is a system directory, which is never listed or read as an I/O log', 'Configure iologdirs outside /proc, /sys, /dev, /etc, /usr, /boot, /run and the system binary and library folders.'),
   IOLOG_INDEX: def(1409, 500, 'The I/O log index database cannot be opened, read or written', 'Check the iologcache setting and the folder\'s permissions; delete the file to have it rebuilt by evio iolog index.'),
-  IOLOG_BAD_DATE: def(1410, 400, 'from or to cannot be parsed as a date', 'Use yyyy-mm-dd HH:MM, YYYY/MM/DD[ HH:MM[:SS]], YYYY-MM-DD[ HH:MM[:SS]], ISO 8601 or Unix seconds.'),
+  // Retired: the session list reads its times with the one parser, which answers QUERY_BAD_DATE.
+  IOLOG_BAD_DATE: { ...def(1410, 400, 'from or to cannot be parsed as a date', 'Since the one time parser: QUERY_BAD_DATE (1105) answers a bad time.'), retired: true },
   IOLOG_CORRUPT_STREAM: def(1411, 422, 'A stream file of the session is shorter than its timing says or its gzip data is damaged; what could be read is returned', 'Nothing to do for reading; a live session catches up once sudo flushes its files.'),
   IOLOG_TOO_MANY_SESSIONS: def(1412, 422, 'The search glob matches more sessions than one search may read', 'Narrow the glob (docs/iolog.md gives the limit).'),
   IOLOG_PARAMETER_REQUIRED: def(1413, 400, 'A required parameter is missing', 'Add the parameter the message names (file, path or query).'),
@@ -107,6 +108,7 @@ export const ERRORS = {
   IOLOG_WORKER: def(1416, 500, 'The I/O log worker pool failed or its compiled entry is missing', 'Run npm run build (the workers load dist/worker/); the message names the failure.'),
   IOLOG_BAD_EXPORT_FORMAT: def(1417, 400, 'Unknown export format', 'Use --format asciicast.'),
   IOLOG_NOT_A_DIRECTORY: def(1418, 400, 'path names something that is not a directory', 'Give path as a directory under an I/O log root; use file= to read a session.'),
+  IOLOG_BAD_MATCH: def(1425, 400, 'The session list\'s match is neither all nor any', 'Give match=all (every filter must match, the default) or match=any (one filter is enough).'),
   // ---- 1500-1599 replay
   REPLAY_TERM_UNKNOWN: def(1500, 400, 'No terminfo entry for the terminal type, and no built-in one', 'Give term= a type the system terminfo database has (infocmp TYPE), or xterm, xterm-256color, vt100, linux or screen.'),
   REPLAY_TERM_BAD_NAME: def(1501, 400, 'The terminal type name is not a valid terminfo name', 'Use a plain name such as xterm-256color: no "/", no control characters, at most 128 characters.'),

@@ -9,6 +9,7 @@ import type { ReplayResult } from '../iolog/replay.js';
 import type { ScreenResult } from '../iolog/screen.js';
 import { evioError } from '../errors.js';
 import { iologPool } from '../worker/pool.js';
+import { formatIsoInZone } from '../common/time-zone.js';
 import type { ChunkResult } from '../iolog/chunk.js';
 import { openDownload, type Download } from '../iolog/download.js';
 import { removeSessionsFromIndex, type CachedRecord } from '../iolog/index-db.js';
@@ -179,16 +180,20 @@ async function freshIndex(engine: Engine, force: boolean, signal?: AbortSignal):
   await iologIndex(engine, {}, signal);
 }
 
+/** A cached record as listed: createtime (Unix ms) also as ISO 8601 in the configured zone. */
+export type ListedSession = CachedRecord & { createtime_iso: string };
+
 /**
  * GET /REST/iolog/list : the cached list. The index is brought up to date first when this
  * engine last did so more than INDEX_MAX_AGE_MS ago (refresh=1 forces it, refresh=0 skips it).
  */
-export async function iologList(engine: Engine, params: Params, signal?: AbortSignal): Promise<CachedRecord[]> {
+
+export async function iologList(engine: Engine, params: Params, signal?: AbortSignal): Promise<ListedSession[]> {
   return (await iologListPage(engine, params, signal)).result;
 }
 
 export interface ListPage {
-  result: CachedRecord[];
+  result: ListedSession[];
   /** More sessions match than `len`; `next` holds the parameters of the next page. */
   more: boolean;
   next: { start: number } | null;
@@ -196,15 +201,17 @@ export interface ListPage {
 
 /** The cached list as a page that says whether `len` cut it: one row more is read to know. */
 export async function iologListPage(engine: Engine, params: Params, signal?: AbortSignal): Promise<ListPage> {
-  const query = parseListParams(params, engine.settings.timezone);
+  const tz = engine.settings.timezone;
+  const query = parseListParams(params, tz);
   const refresh = single(params, 'refresh');
   if (refresh !== undefined && refresh !== '' && refresh !== '0' && refresh !== '1') flag(params, 'refresh');
   const pool = await iologPool(engine);
   if (refresh !== '0') await freshIndex(engine, refresh === '1', signal);
   if (query.len === 0) return { result: [], more: false, next: null };
-  const result: CachedRecord[] = await pool.run('listQuery', { indexFile: engine.settings.iologcache, query: { ...query, len: query.len + 1 } }, signal);
-  const more = result.length > query.len;
-  if (more) result.length = query.len;
+  const rows: CachedRecord[] = await pool.run('listQuery', { indexFile: engine.settings.iologcache, query: { ...query, len: query.len + 1 } }, signal);
+  const more = rows.length > query.len;
+  if (more) rows.length = query.len;
+  const result = rows.map((r) => ({ ...r, createtime_iso: formatIsoInZone(r.createtime / 1000, tz) }));
   return { result, more, next: more ? { start: query.start + query.len } : null };
 }
 

@@ -5,8 +5,9 @@
 // The check never changes a value: every parameter is validated as the string sent (a whole
 // number by its digits, a flag by its spelling), because the engines read the strings again.
 // Unknown parameters pass (the engines answer them with their own code, 1114), and so does a
-// parameter repeated where one value is expected (the engines answer 1009); only a list
-// parameter (etype) has each of its repeats checked.
+// parameter repeated where one value is expected (the engines answer 1009); a list parameter
+// (etype) and a repeatable one (the wildcards: each value an alternative) have each of their
+// repeats checked.
 import { evioError, type ErrorName, type EvioError } from '../errors.js';
 import type { ParamSpec, Route } from './types.js';
 
@@ -23,6 +24,16 @@ export function numberParam(description: string, invalid: ErrorName): ParamSpec 
 
 export function flagParam(description: string, invalid: ErrorName, extra: Partial<ParamSpec> = {}): ParamSpec {
   return { description, type: 'flag', invalid, ...extra };
+}
+
+/** A wildcard that may be repeated, each value an alternative (OR). */
+export function wildcardParam(description: string): ParamSpec {
+  return { description: `${description}; repeat the parameter for alternatives (any of them matches)`, type: 'string', repeat: true };
+}
+
+/** The parameters of `params` that may be given more than once (the CLI's repeatable flags). */
+export function repeatableParams(params: Record<string, ParamSpec>): string[] {
+  return Object.entries(params).filter(([, s]) => s.list || s.repeat).map(([n]) => n);
 }
 
 export function enumParam(description: string, values: readonly string[], invalid: ErrorName, extra: Partial<ParamSpec> = {}): ParamSpec {
@@ -60,7 +71,7 @@ export function querySchema(route: Route): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(route.params)) {
     const one = valueSchema(spec);
-    properties[name] = { anyOf: [one, spec.list ? { type: 'array', items: one } : { type: 'array' }] };
+    properties[name] = { anyOf: [one, spec.list || spec.repeat ? { type: 'array', items: one } : { type: 'array' }] };
   }
   return { type: 'object', properties, additionalProperties: true };
 }

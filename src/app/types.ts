@@ -84,6 +84,11 @@ export interface ParamSpec {
   anyCase?: boolean;
   /** A comma-separated list of `enum` values; the parameter may also be repeated. */
   list?: boolean;
+  /**
+   * The parameter may be repeated, each value an alternative (OR): `runuser=root&runuser=admin`.
+   * Used for wildcards, whose values may hold commas, so there is no comma-separated form.
+   */
+  repeat?: boolean;
   /** An empty value is read as absent (whole numbers and flags always are). */
   allowEmpty?: boolean;
   /** The value assumed when the parameter is absent, for the document. */

@@ -15,6 +15,7 @@ import {
   SearchAnswer,
   type Params,
 } from '../app/iolog.js';
+import { IOLOG_LIST_PARAMS, IOLOG_LIST_REPEATABLE } from '../app/routes/iolog.js';
 import { parseFlags, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
 import { runReplay, runScreen } from './replay.js';
@@ -24,6 +25,8 @@ interface Sub {
   help: string;
   flags: readonly string[];
   bools?: readonly string[];
+  /** Flags that may be given more than once (each an alternative). */
+  repeatable?: readonly string[];
   positionals: readonly string[];
   run(args: Params, io: CliIo): Promise<number>;
 }
@@ -86,9 +89,14 @@ const SUBS: Record<string, Sub> = {
     },
   },
   list: {
-    usage: 'evio iolog list [--path GLOB] [--from DATE] [--to DATE] [--submituser W] [--submithost W] [--runuser W] [--runhost W] [--runcmd W] [--start N] [--len N] [--refresh 0|1]',
-    help: 'Prints the cached list of sessions {result:[...]}, updating the index first when it is older than 60 s.\nWhen --len cuts the list, the answer ends with "more":true,"next":{"start":N}: run again with --start N.',
-    flags: ['path', 'from', 'to', 'submituser', 'submithost', 'runuser', 'runhost', 'runcmd', 'start', 'len', 'refresh'],
+    usage: 'evio iolog list [--path GLOB] [--from TIME] [--to TIME] [--submituser W] [--submithost W] [--runuser W] [--runhost W] [--runcmd W] [--runargv W] [--cwd W] [--tty W] [--match all|any] [--start N] [--len N] [--refresh 0|1]',
+    help:
+      'Prints the cached list of sessions {result:[...]}, updating the index first when it is older than 60 s.\n' +
+      'A wildcard flag given more than once matches any of its values (--runuser root --runuser admin);\n' +
+      '--match any lists sessions matching any one filter instead of all. TIME: a date, Unix seconds, now, today, yesterday, -7d, -2h, -30m.\n' +
+      'When --len cuts the list, the answer ends with "more":true,"next":{"start":N}: run again with --start N.',
+    flags: Object.keys(IOLOG_LIST_PARAMS),
+    repeatable: IOLOG_LIST_REPEATABLE,
     positionals: [],
     async run(a, io) {
       const page = await iologListPage(io.engine(), a, io.signal);
@@ -157,7 +165,7 @@ Example:
 
 /** Flags and positionals to the parameter record the use case reads (the REST parameters). */
 function toParams(name: string, sub: Sub, argv: readonly string[]): Params {
-  const f = parseFlags(argv, { command: `iolog ${name}`, values: sub.flags, paramSwitches: sub.bools ?? [], short: { o: 'out' }, positionals: sub.positionals.length });
+  const f = parseFlags(argv, { command: `iolog ${name}`, values: sub.flags, paramSwitches: sub.bools ?? [], repeatable: sub.repeatable ?? [], short: { o: 'out' }, positionals: sub.positionals.length });
   if (f.positionals.length !== sub.positionals.length) throw usageError(`expected ${sub.positionals.length} argument(s) (usage: ${sub.usage})`);
   const params: Params = { ...f.flags };
   sub.positionals.forEach((p, i) => (params[p] = f.positionals[i]));

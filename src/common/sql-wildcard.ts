@@ -11,7 +11,7 @@ export type SqlDialect = 'sqlite' | 'pg' | 'like';
 /** Collects bound parameters and renders the dialect's placeholder for each. */
 export class SqlParams {
   readonly values: unknown[] = [];
-  constructor(private readonly style: 'question' | 'dollar') {}
+  constructor(readonly style: 'question' | 'dollar') {}
   bind(v: unknown): string {
     this.values.push(v);
     return this.style === 'dollar' ? `$${this.values.length}` : '?';
@@ -166,4 +166,27 @@ function encodableTokens(tokens: readonly WildcardToken[]): readonly WildcardTok
     }
   }
   return changed ? out : tokens;
+}
+
+/**
+ * A field's alternatives (a repeated parameter) as one predicate: `col IN (...)` when every one
+ * is an exact value, else `(a OR b ...)`; null when one of them cannot be expressed (the caller
+ * then finishes the whole field in memory).
+ */
+export function anyWildcardSql(alternatives: readonly Wildcard[], column: string, dialect: SqlDialect, params: SqlParams): string | null {
+  if (alternatives.length === 1) return wildcardSql(alternatives[0]!, column, dialect, params);
+  if (alternatives.every((w) => w.exact !== null && encodableTokens(w.tokens) !== null)) {
+    return `${column} IN (${alternatives.map((w) => params.bind(w.exact)).join(', ')})`;
+  }
+  // Rendered into a scratch list first: a field left to memory must bind nothing.
+  const scratch = new SqlParams(params.style);
+  (scratch.values as unknown[]).push(...params.values);
+  const parts: string[] = [];
+  for (const w of alternatives) {
+    const sql = wildcardSql(w, column, dialect, scratch);
+    if (sql === null) return null;
+    parts.push(sql);
+  }
+  params.values.push(...scratch.values.slice(params.values.length));
+  return `(${parts.join(' OR ')})`;
 }

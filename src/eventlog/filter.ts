@@ -2,12 +2,19 @@
 // a query sees. The flat-file adapter runs these directly; the SQL adapters must agree with them
 // (the conformance and property tests compare every adapter with memory-store.ts, which is built
 // on these functions).
+import type { Wildcard } from '../common/wildcard.js';
 import type { EType, EventFilter, EventRow, OrderField, PatternField, StoredEvent } from './types.js';
 
 /** Event types a filter admits: the explicit list, or A/R/K (plus F with dump=1). */
 export function admittedTypes(f: EventFilter): ReadonlySet<EType> {
   if (f.etypes) return new Set(f.etypes);
   return new Set<EType>(f.dump ? ['A', 'R', 'K', 'F'] : ['A', 'R', 'K']);
+}
+
+/** True when `value` matches one of the field's alternatives. */
+export function matchesAny(alternatives: readonly Wildcard[], value: string): boolean {
+  for (const w of alternatives) if (w.test(value)) return true;
+  return false;
 }
 
 /** The value a pattern filter sees: stored string fields, or the row's (merged) exitstatus. */
@@ -33,7 +40,7 @@ export function matchesRecord(rec: StoredEvent, f: EventFilter, types: ReadonlyS
     const field = key as PatternField;
     if (field === 'exitstatus') continue;
     const v = rec[field];
-    if (typeof v !== 'string' || !f.patterns[field]!.test(v)) return false;
+    if (typeof v !== 'string' || !matchesAny(f.patterns[field]!, v)) return false;
   }
   return true;
 }
@@ -46,7 +53,7 @@ export function matchesExit(row: EventRow, f: EventFilter): boolean {
     if (f.exitTo !== null && !(row.exittime <= f.exitTo)) return false;
   }
   const p = f.patterns.exitstatus;
-  if (p !== undefined && (row.exitstatus === null || !p.test(row.exitstatus))) return false;
+  if (p !== undefined && (row.exitstatus === null || !matchesAny(p, row.exitstatus))) return false;
   return true;
 }
 

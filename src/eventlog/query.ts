@@ -89,14 +89,28 @@ function checkKnown(params: Params, allowed: Set<string>, call: string): void {
   }
 }
 
-function parseFilter(params: Params, store: StoreRef, tz: string, dump: boolean): EventFilter {
+/** Alternatives one field may list (each is a bound SQL parameter). */
+export const MAX_ALTERNATIVES = 256;
+
+/** A wildcard field's values: repeating the parameter means any of them (OR). */
+function parsePatterns(params: Params): Partial<Record<PatternField, readonly Wildcard[]>> {
+  const patterns: Partial<Record<PatternField, readonly Wildcard[]>> = {};
+  for (const field of PATTERN_FIELDS) {
+    const given = [...new Set(values(params, field).filter((v) => v !== ''))];
+    if (given.length > MAX_ALTERNATIVES) throw evioError('QUERY_BAD_PATTERN', `${field} is given ${given.length} times; at most ${MAX_ALTERNATIVES} alternatives`);
+    if (given.length) patterns[field] = given.map((v) => compileWildcard(v, field));
+  }
+  return patterns;
+}
+
+function parseFilter(params: Params, store: StoreRef, tz: string, dump: boolean, now: number): EventFilter {
   const etypes = parseEtypes(params);
   if (etypes?.includes('F') && !dump) {
     throw evioError('QUERY_FINISH_NEEDS_DUMP', 'etype=F needs dump=1: without it finish records are merged into their accepts');
   }
   const date = (key: string, end: boolean) => {
     const v = single(params, key);
-    return v === undefined || v === '' ? null : parseQueryDate(v, tz, key, end);
+    return v === undefined || v === '' ? null : parseQueryDate(v, tz, key, end, now);
   };
   const from = date('from', false);
   const to = date('to', true);
@@ -104,11 +118,7 @@ function parseFilter(params: Params, store: StoreRef, tz: string, dump: boolean)
   const exitTo = date('exittime_to', true);
   if (from !== null && to !== null && from > to) throw evioError('QUERY_RANGE_INVERTED', 'from is after to');
   if (exitFrom !== null && exitTo !== null && exitFrom > exitTo) throw evioError('QUERY_RANGE_INVERTED', 'exittime_from is after exittime_to');
-  const patterns: Partial<Record<PatternField, Wildcard>> = {};
-  for (const field of PATTERN_FIELDS) {
-    const v = single(params, field);
-    if (v !== undefined && v !== '') patterns[field] = compileWildcard(v, field);
-  }
+  const patterns = parsePatterns(params);
   // Recnum bounds: databases take start..end, flat files only end (their start is a skip count).
   const recnumMin = store.format === 'ff' ? null : nonNegInt(params, 'start');
   const recnumMax = nonNegInt(params, 'end');
@@ -116,13 +126,16 @@ function parseFilter(params: Params, store: StoreRef, tz: string, dump: boolean)
   return { etypes, from, to, exitFrom, exitTo, patterns, recnumMin, recnumMax, dump };
 }
 
-/** GET /REST/v2.0/events (and /REST/v2/events). */
-export function parseEventQuery(params: Params, tz = 'UTC'): ParsedQuery {
+/**
+ * GET /REST/v2.0/events (and /REST/v2/events). `now` (Unix seconds) is the request's one clock
+ * reading: every relative time of the query (`-7d`, `today`) is computed from it.
+ */
+export function parseEventQuery(params: Params, tz = 'UTC', now = Date.now() / 1000): ParsedQuery {
   checkKnown(params, QUERY_PARAMS, 'an event query');
   const store = parseStore(params);
   const dump = flag(params, 'dump', false);
   const verbose = flag(params, 'verbose', false);
-  const filter = parseFilter(params, store, tz, dump);
+  const filter = parseFilter(params, store, tz, dump, now);
   const ff = store.format === 'ff';
   const orderRaw = single(params, 'order');
   const dirRaw = single(params, 'orderdirection');
@@ -149,7 +162,7 @@ export function parseEventQuery(params: Params, tz = 'UTC'): ParsedQuery {
 }
 
 /** DELETE /REST/v2.0/events: the same filters; no filter at all is refused unless all=1. */
-export function parseEventDelete(params: Params, tz = 'UTC'): ParsedDelete {
+export function parseEventDelete(params: Params, tz = 'UTC', now = Date.now() / 1000): ParsedDelete {
   checkKnown(params, DELETE_PARAMS, 'an event delete');
   const store = parseStore(params);
   if (store.format === 'ff' && single(params, 'start') !== undefined) {
@@ -160,7 +173,7 @@ export function parseEventDelete(params: Params, tz = 'UTC'): ParsedDelete {
   }
   const all = flag(params, 'all', false);
   const dump = flag(params, 'dump', false);
-  const filter = parseFilter(params, store, tz, dump);
+  const filter = parseFilter(params, store, tz, dump, now);
   const hasFilter =
     filter.etypes !== null || filter.from !== null || filter.to !== null || filter.exitFrom !== null || filter.exitTo !== null ||
     filter.recnumMin !== null || filter.recnumMax !== null || Object.keys(filter.patterns).length > 0;

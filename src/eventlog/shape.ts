@@ -1,5 +1,5 @@
 // Renders store rows as the service returns them (DESIGN §2), identically for every adapter.
-import { formatEpoch, formatLegacyDateTime } from './time.js';
+import { formatEpoch, formatIsoInZone, formatLegacyDateTime } from './time.js';
 import type { EventRow } from './types.js';
 
 export interface ReturnedEvent {
@@ -19,13 +19,20 @@ export interface ReturnedEvent {
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-/** verbose=0: the fixed fields; verbose=1: every stored field, plus epoch and exittime when known. */
+/**
+ * verbose=0: the fixed fields; verbose=1: every stored field, plus epoch and exittime when known,
+ * each also as ISO 8601 with the zone's offset (epoch_iso, exittime_iso), which says the zone
+ * `epoch` is rendered in.
+ */
 export function shapeEvent(row: EventRow, verbose: boolean, tz: string): ReturnedEvent {
   const r = row.rec;
   let out: ReturnedEvent;
   if (verbose) {
-    out = { ...r, uniqueid: r.uniqueid ?? '', exitstatus: row.exitstatus, epoch: formatEpoch(r.time, tz) } as ReturnedEvent;
-    if (row.exittime !== null) out.exittime = formatEpoch(row.exittime, tz);
+    out = { ...r, uniqueid: r.uniqueid ?? '', exitstatus: row.exitstatus, epoch: formatEpoch(r.time, tz), epoch_iso: formatIsoInZone(r.time, tz) } as ReturnedEvent;
+    if (row.exittime !== null) {
+      out.exittime = formatEpoch(row.exittime, tz);
+      out.exittime_iso = formatIsoInZone(row.exittime, tz);
+    }
   } else {
     out = {
       recnum: r.recnum,

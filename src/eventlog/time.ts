@@ -1,50 +1,18 @@
-// Dates in queries and answers. Query dates are read in the configured zone; `epoch` renders
+// Dates in queries and answers. Query dates are read in the configured zone by the one parser
+// of src/common/time-parse.ts; `epoch` renders
 // Unix seconds as `YYYY-MM-DD HH:MM:SS` in that zone. UTC takes a fast path with no Intl call;
 // other zones cache the zone offset per hour, so rendering a million records stays cheap.
-import { evioError } from '../errors.js';
+import { zoneOffsetMs } from '../common/time-zone.js';
+import { parseTimeBound } from '../common/time-parse.js';
+
+export { wallClockToUnix, zoneOffsetMs } from '../common/time-zone.js';
+export { MAX_UNIX_SECONDS } from '../common/time-parse.js';
 
 const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 
 function utcParts(ms: number): [number, number, number, number, number, number] {
   const d = new Date(ms);
   return [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()];
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-function formatter(tz: string): Intl.DateTimeFormat {
-  let f = formatters.get(tz);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(tz, f);
-  }
-  return f;
-}
-
-const offsetCache = new Map<string, number>();
-/** Offset of `tz` from UTC at instant `ms`, in ms (cached per zone and UTC hour). */
-export function zoneOffsetMs(tz: string, ms: number): number {
-  if (tz === 'UTC' || tz === 'Etc/UTC') return 0;
-  const hour = Math.floor(ms / 3_600_000);
-  const key = `${tz}\u0000${hour}`;
-  let off = offsetCache.get(key);
-  if (off === undefined) {
-    const parts = formatter(tz).formatToParts(new Date(hour * 3_600_000));
-    const get = (t: string) => Number(parts.find((p) => p.type === t)!.value);
-    const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-    off = asUtc - hour * 3_600_000;
-    if (offsetCache.size > 100_000) offsetCache.clear();
-    offsetCache.set(key, off);
-  }
-  return off;
 }
 
 // Records come in time order, so consecutive ones nearly always share their local hour: its
@@ -74,62 +42,14 @@ export function formatLegacyDateTime(seconds: number, tz: string): [string, stri
   return [`${y}/${pad2(mo)}/${pad2(d)}`, `${pad2(h)}:${pad2(mi)}:${pad2(s)}`];
 }
 
-/** Unix seconds of a wall-clock time in `tz` (the earlier instant when a DST fold repeats it). */
-export function wallClockToUnix(y: number, mo: number, d: number, h: number, mi: number, s: number, tz: string): number {
-  const guess = Date.UTC(y, mo - 1, d, h, mi, s);
-  // Two passes settle the offset across a DST change.
-  let t = guess - zoneOffsetMs(tz, guess);
-  t = guess - zoneOffsetMs(tz, t);
-  return t / 1000;
-}
-
-/** The last instant of ECMAScript's date range (8.64e15 ms), in seconds. */
-export const MAX_UNIX_SECONDS = 8_640_000_000_000;
-
-const LOCAL_RE = /^(\d{4})([/-])(\d{1,2})\2(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?$/;
-const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
-
 /**
- * Reads a query date: Unix seconds (fraction allowed), `YYYY/MM/DD[ HH:MM[:SS]]`,
- * `YYYY-MM-DD[ HH:MM[:SS]]` (also with `T`) in `tz`, or ISO 8601 with a zone. With `endOfRange`,
- * a date without a time means the end of that day and a time without seconds the end of that
- * minute, so `to=2026/11/22` includes the whole day.
+ * Reads a query date (the grammar of src/common/time-parse.ts). With `endOfRange`, the bound
+ * covers the whole of the last unit written, so `to=2026/11/22` includes the whole day. `now`
+ * (Unix seconds) is the request's one clock reading, for the relative forms.
  */
-export function parseQueryDate(value: string, tz: string, param: string, endOfRange = false): number {
-  const v = value.trim();
-  if (/^\d+(\.\d+)?$/.test(v)) {
-    // Unix seconds past the range of a date (which also keeps them far below 2^53, where
-    // whole seconds stop being exact) could not be compared or shown faithfully.
-    const t = Number(v);
-    if (!(t <= MAX_UNIX_SECONDS)) {
-      throw evioError('QUERY_TIME_OUT_OF_RANGE', `${param}="${v.slice(0, 40)}" is past ${MAX_UNIX_SECONDS} Unix seconds (the year 275760), the last time a date can hold`);
-    }
-    return t;
-  }
-  const iso = ISO_RE.exec(v);
-  if (iso) {
-    const ms = Date.parse(v);
-    if (Number.isFinite(ms)) return ms / 1000;
-  }
-  const m = LOCAL_RE.exec(v);
-  if (m) {
-    const y = Number(m[1]);
-    const mo = Number(m[3]);
-    const d = Number(m[4]);
-    const hasTime = m[5] !== undefined;
-    const h = hasTime ? Number(m[5]) : 0;
-    const mi = hasTime ? Number(m[6]) : 0;
-    const hasSec = m[7] !== undefined;
-    const s = hasSec ? Number(m[7]) : 0;
-    const valid =
-      mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && s <= 59 &&
-      new Date(Date.UTC(y, mo - 1, d)).getUTCDate() === d;
-    if (valid) {
-      const t = wallClockToUnix(y, mo, d, h, mi, s, tz);
-      if (!endOfRange || hasSec) return t;
-      // The last instant of the day or minute (fractions included).
-      return (hasTime ? t + 60 : wallClockToUnix(y, mo, d + 1, 0, 0, 0, tz)) - 1e-6;
-    }
-  }
-  throw evioError('QUERY_BAD_DATE', `${param}="${value}" is not a date: use Unix seconds, YYYY/MM/DD[ HH:MM[:SS]], YYYY-MM-DD[ HH:MM[:SS]] or ISO 8601`);
+export function parseQueryDate(value: string, tz: string, param: string, endOfRange = false, now = Date.now() / 1000): number {
+  return parseTimeBound(value, tz, param, endOfRange, now);
 }
+
+/** verbose=1: the zone-rendered time as ISO 8601 with its offset (`epoch_iso`, `exittime_iso`). */
+export { formatIsoInZone } from '../common/time-zone.js';

@@ -59,7 +59,8 @@ export interface EventFilter {
   to: number | null;
   exitFrom: number | null;
   exitTo: number | null;
-  patterns: Partial<Record<PatternField, Wildcard>>;
+  /** Wildcards per field; a field given several (a repeated parameter) matches any of them. */
+  patterns: Partial<Record<PatternField, readonly Wildcard[]>>;
   recnumMin: number | null;
   recnumMax: number | null;
   /** With dump=1 finish records are separate rows and exit filters see stored values. */

@@ -48,6 +48,11 @@ function parameter(name: string, spec: ParamSpec): Record<string, unknown> {
     out.schema = { type: 'array', items: { type: 'string', enum: [...spec.enum] } };
     out.style = 'form';
     out.explode = false;
+  } else if (spec.repeat) {
+    // runuser=root&runuser=admin: each value an alternative.
+    out.schema = { type: 'array', items: { type: 'string' } };
+    out.style = 'form';
+    out.explode = true;
   } else {
     out.schema = { type: 'string', ...(spec.enum ? { enum: [...spec.enum] } : {}), ...(spec.default !== undefined ? { default: spec.default } : {}) };
     if (spec.allowEmpty) out.allowEmptyValue = true;

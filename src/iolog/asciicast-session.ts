@@ -176,6 +176,8 @@ export class AsciicastSession implements IologSession {
       runuser: s(env.USER),
       runhost: '',
       runcmd: s(v.command),
+      runargv: s(v.command),
+      cwd: '',
       ttyname: '',
       term: s(env.TERM) || (term ? s(term.type) : '') || 'xterm',
       uuid: '',

@@ -9,7 +9,11 @@ import { evioError } from '../errors.js';
 
 export type IndexDb = Database.Database;
 
-export const INDEX_SCHEMA_VERSION = 1;
+/**
+ * 2: runargv, cwd and tty columns (the session-list filters on them). An index of an older
+ * schema is dropped and built again by the next update; readers see none until then.
+ */
+export const INDEX_SCHEMA_VERSION = 2;
 
 /** The fields a cached record answers with (spec: Cached I/O log record). */
 export interface CachedRecord {
@@ -40,6 +44,9 @@ CREATE TABLE IF NOT EXISTS sessions (
   runhost    TEXT NOT NULL,
   runuser    TEXT NOT NULL,
   runcmd     TEXT NOT NULL,
+  runargv    TEXT NOT NULL,
+  cwd        TEXT NOT NULL,
+  tty        TEXT NOT NULL,
   root       TEXT NOT NULL,
   sig        TEXT NOT NULL
 );
@@ -49,6 +56,13 @@ CREATE INDEX IF NOT EXISTS sessions_runuser ON sessions (runuser);
 CREATE INDEX IF NOT EXISTS sessions_submithost ON sessions (submithost);
 CREATE INDEX IF NOT EXISTS sessions_runhost ON sessions (runhost);
 `;
+
+/** The schema version an index file records; null when it records none. */
+function schemaVersion(db: IndexDb): number | null {
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get()) return null;
+  const v = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined;
+  return v ? Number(v.value) : null;
+}
 
 function fail(file: string, err: unknown): never {
   throw evioError('IOLOG_INDEX', `${file}: ${(err as Error).message}`, err);
@@ -67,16 +81,21 @@ export function openIndex(file: string, mode: 'read' | 'write'): IndexDb | null 
     db.pragma('busy_timeout = 10000');
     if (mode === 'write') {
       db.pragma('journal_mode = WAL');
-      db.exec(SCHEMA);
-      const v = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined;
-      if (v && Number(v.value) > INDEX_SCHEMA_VERSION) {
+      const version = schemaVersion(db);
+      if (version !== null && version > INDEX_SCHEMA_VERSION) {
         db.close();
-        throw evioError('IOLOG_INDEX', `${file} has index schema ${v.value}, newer than this evio (${INDEX_SCHEMA_VERSION})`);
+        throw evioError('IOLOG_INDEX', `${file} has index schema ${version}, newer than this evio (${INDEX_SCHEMA_VERSION})`);
       }
+      if (version !== null && version < INDEX_SCHEMA_VERSION) {
+        // Columns were added: the index is a cache of the session files, so it is built again.
+        db.exec("DROP TABLE IF EXISTS sessions; DELETE FROM meta WHERE key = 'updated'");
+      }
+      db.exec(SCHEMA);
       db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(String(INDEX_SCHEMA_VERSION));
-    } else if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sessions'").get()) {
+    } else if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sessions'").get() || schemaVersion(db) !== INDEX_SCHEMA_VERSION) {
       // A file without the schema (the first build was killed before committing it) is an index
-      // that was never built, as a missing file is: readers get null, not "no such table".
+      // that was never built, as a missing file is: readers get null, not "no such table". So
+      // is one of another schema version, until the next update builds it again.
       db.close();
       return null;
     }

@@ -53,6 +53,9 @@ interface Row {
   runhost: string;
   runuser: string;
   runcmd: string;
+  runargv: string;
+  cwd: string;
+  tty: string;
   root: string;
   sig: string;
 }
@@ -93,6 +96,9 @@ async function readRow(s: FoundSession, sig: string, loghost: string): Promise<R
     runhost: info?.runhost ?? '',
     runuser: info?.runuser ?? '',
     runcmd: info?.runcmd ?? '',
+    runargv: info?.runargv ?? '',
+    cwd: info?.cwd ?? '',
+    tty: info?.ttyname ?? '',
     root: s.root,
     sig,
   };
@@ -107,8 +113,8 @@ export async function updateIndex(roots: readonly string[], indexFile: string, o
     const known = new Map<string, string>();
     for (const r of db.prepare('SELECT logpath, sig FROM sessions').iterate() as Iterable<{ logpath: string; sig: string }>) known.set(r.logpath, r.sig);
     const upsert = db.prepare(
-      `INSERT OR REPLACE INTO sessions (logpath, uniqueid, partnum, createtime, loghost, submithost, submituser, runhost, runuser, runcmd, root, sig)
-       VALUES (@logpath, @uniqueid, @partnum, @createtime, @loghost, @submithost, @submituser, @runhost, @runuser, @runcmd, @root, @sig)`,
+      `INSERT OR REPLACE INTO sessions (logpath, uniqueid, partnum, createtime, loghost, submithost, submituser, runhost, runuser, runcmd, runargv, cwd, tty, root, sig)
+       VALUES (@logpath, @uniqueid, @partnum, @createtime, @loghost, @submithost, @submituser, @runhost, @runuser, @runcmd, @runargv, @cwd, @tty, @root, @sig)`,
     );
     const writeBatch = db.transaction((rows: Row[]) => {
       for (const r of rows) upsert.run(r);

@@ -25,6 +25,10 @@ export interface SessionInfo {
   runhost: string;
   /** Command and arguments joined by spaces. */
   runcmd: string;
+  /** The argument vector as run (argv[0] as given, not resolved), joined by spaces. */
+  runargv: string;
+  /** Where the command ran: runcwd, else cwd, else the submitting user's cwd. */
+  cwd: string;
   ttyname: string;
   term: string;
   uuid: string;
@@ -149,6 +153,8 @@ export function sudoInfo(v: Variables): SessionInfo {
     // sudo runs the command where it was submitted; a log server may say otherwise.
     runhost: str(v.runhost) || submithost,
     runcmd,
+    runargv: Array.isArray(v.runargv) && v.runargv.length > 0 ? v.runargv.map(str).join(' ') : command,
+    cwd: str(v.runcwd) || str(v.cwd) || str(v.submitcwd),
     ttyname: str(v.ttyname),
     term: envValue(v.runenv, 'TERM') || envValue(v.submitenv, 'TERM') || 'xterm',
     uuid: str(v.uuid),

@@ -2,7 +2,7 @@
 // I/O-log registry codes.
 import { flag as readFlag, required as readRequired, wholeNumber, type Params } from '../common/params.js';
 
-export { single, type Params, type ParamValue } from '../common/params.js';
+export { single, values, type Params, type ParamValue } from '../common/params.js';
 
 const NUMBER_CODES = { bad: 'IOLOG_BAD_NUMBER', tooLarge: 'IOLOG_BAD_NUMBER' } as const;
 

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine.js';
-import { parseListDate } from '../../src/iolog/dates.js';
+import { parseTimeBoundMs } from '../../src/common/time-parse.js';
 import { iologIndex, iologList, removeIologsFromIndex } from '../../src/app/iolog.js';
 import { copyTree, makeEngine, removeDir, SAMPLES, tempDir } from './helpers.js';
 
@@ -42,6 +42,7 @@ describe('cached list', () => {
       runhost: 'vm',
       runuser: 'nobody',
       runcmd: '/usr/bin/ls -la /',
+      createtime_iso: '2026-11-22T02:43:29+00:00',
     });
     const x = all.find((r) => r.logpath.endsWith('FLddxr'))!;
     expect(x.uniqueid).toBe('root/nobody-20261122-FLddxr');
@@ -74,8 +75,8 @@ describe('cached list', () => {
   });
 
   it('refuses bad parameters with clear codes', async () => {
-    await expect(list({ from: 'yesterday-ish' })).rejects.toMatchObject({ code: 1410 });
-    await expect(list({ from: '2026-11-23', to: '2026-11-22' })).rejects.toMatchObject({ code: 1410 });
+    await expect(list({ from: 'yesterday-ish' })).rejects.toMatchObject({ code: 1105 });
+    await expect(list({ from: '2026-11-23', to: '2026-11-22' })).rejects.toMatchObject({ code: 1115 });
     await expect(list({ start: 'x' })).rejects.toMatchObject({ code: 1401 });
     await expect(list({ path: '../*' })).rejects.toMatchObject({ code: 1406 });
     await expect(list({ runuser: 'x'.repeat(2000) })).rejects.toMatchObject({ code: 1113 });
@@ -105,14 +106,14 @@ describe('cached list', () => {
 
 describe('list dates', () => {
   it('reads the accepted forms in the configured zone', () => {
-    expect(parseListDate('2026-11-22 02:44', 'UTC', 'from', 'from')).toBe(Date.UTC(2026, 10, 22, 2, 44));
-    expect(parseListDate('2026-11-22 02:44', 'UTC', 'to', 'to')).toBe(Date.UTC(2026, 10, 22, 2, 44, 59, 999));
-    expect(parseListDate('2026/11/22', 'UTC', 'to', 'to')).toBe(Date.UTC(2026, 10, 23) - 1);
-    expect(parseListDate('2026-11-22T02:44:10Z', 'Europe/Berlin', 'from', 'from')).toBe(Date.UTC(2026, 10, 22, 2, 44, 10));
-    expect(parseListDate('2026-11-22 03:44', 'Europe/Berlin', 'from', 'from')).toBe(Date.UTC(2026, 10, 22, 2, 44));
-    expect(parseListDate('2026-07-01 12:00', 'America/New_York', 'from', 'from')).toBe(Date.UTC(2026, 6, 1, 16, 0));
-    expect(parseListDate('2026-11-22T02:44:10+01:00', 'UTC', 'from', 'from')).toBe(Date.UTC(2026, 10, 22, 1, 44, 10));
-    expect(parseListDate('1795315500', 'UTC', 'from', 'from')).toBe(1795315500000);
-    expect(() => parseListDate('2026-02-30', 'UTC', 'from', 'from')).toThrow(/1410/);
+    expect(parseTimeBoundMs('2026-11-22 02:44', 'UTC', 'from', false, 0)).toBe(Date.UTC(2026, 10, 22, 2, 44));
+    expect(parseTimeBoundMs('2026-11-22 02:44', 'UTC', 'to', true, 0)).toBe(Date.UTC(2026, 10, 22, 2, 44, 59, 999));
+    expect(parseTimeBoundMs('2026/11/22', 'UTC', 'to', true, 0)).toBe(Date.UTC(2026, 10, 23) - 1);
+    expect(parseTimeBoundMs('2026-11-22T02:44:10Z', 'Europe/Berlin', 'from', false, 0)).toBe(Date.UTC(2026, 10, 22, 2, 44, 10));
+    expect(parseTimeBoundMs('2026-11-22 03:44', 'Europe/Berlin', 'from', false, 0)).toBe(Date.UTC(2026, 10, 22, 2, 44));
+    expect(parseTimeBoundMs('2026-07-01 12:00', 'America/New_York', 'from', false, 0)).toBe(Date.UTC(2026, 6, 1, 16, 0));
+    expect(parseTimeBoundMs('2026-11-22T02:44:10+01:00', 'UTC', 'from', false, 0)).toBe(Date.UTC(2026, 10, 22, 1, 44, 10));
+    expect(parseTimeBoundMs('1795315500', 'UTC', 'from', false, 0)).toBe(1795315500000);
+    expect(() => parseTimeBoundMs('2026-02-30', 'UTC', 'from', false, 0)).toThrow(/1105/);
   });
 });

@@ -2,7 +2,7 @@
 import { deleteEvents, eventDestinations, queryEvents, queryLegacyEvents, type PageEnd } from '../events.js';
 import { jsonArrayResponse, jsonOk } from '../json-answer.js';
 import { ORDER_FIELDS } from '../../eventlog/types.js';
-import { enumParam, flagParam, numberParam, textParam } from '../param-schema.js';
+import { enumParam, flagParam, numberParam, repeatableParams, textParam, wildcardParam } from '../param-schema.js';
 import type { ParamSpec, Route } from '../types.js';
 
 const EVENT_FORMATS = ['ff', 'flatfile', 'file', 'db', 'odbc'] as const;
@@ -20,12 +20,12 @@ export const EVENT_FILTERS: Record<string, ParamSpec> = {
   file: textParam('flat file: the event log (required); db: a database named in the settings or an SQLite file'),
   dsn: textParam('ODBC data source name (format=odbc)'),
   etype: enumParam('event types, comma-separated or repeated (F only with dump=1)', EVENT_TYPES, 'QUERY_BAD_ETYPE', { anyCase: true, list: true }),
-  exitstatus: textParam('wildcard on the exit status (the merged one unless dump=1)'),
-  from: textParam('creation time, inclusive (Unix seconds, YYYY/MM/DD[ HH:MM[:SS]], YYYY-MM-DD[ HH:MM[:SS]], ISO 8601)'),
-  to: textParam('creation time, inclusive; a date alone means the whole day'),
+  exitstatus: wildcardParam('wildcard on the exit status (the merged one unless dump=1)'),
+  from: textParam('creation time, inclusive (Unix seconds, YYYY/MM/DD[ HH:MM[:SS]], YYYY-MM-DD[ HH:MM[:SS]], ISO 8601, now, today, yesterday, -7d, -2h, -30m)'),
+  to: textParam('creation time, inclusive; a date alone means the whole day, today and yesterday the whole day'),
   exittime_from: textParam('exit time, inclusive'),
   exittime_to: textParam('exit time, inclusive'),
-  ...Object.fromEntries(['uniqueid', 'submituser', 'submithost', 'runuser', 'runhost', 'runcommand'].map((f) => [f, textParam('wildcard')])),
+  ...Object.fromEntries(['uniqueid', 'submituser', 'submithost', 'runuser', 'runhost', 'runcommand'].map((f) => [f, wildcardParam('wildcard')])),
   start: paging('flat file: matching records to skip; database: lowest recnum'),
   end: paging('highest recnum'),
   dump: eventFlag('1 returns accept and finish records separately'),
@@ -61,6 +61,8 @@ const LEGACY_PARAMS: Record<string, ParamSpec> = {
 export const EVENT_FLAG_PARAMS: readonly string[] = [...new Set([...Object.keys(QUERY_PARAMS), ...Object.keys(DELETE_PARAMS)])].filter(
   (n) => (QUERY_PARAMS[n] ?? DELETE_PARAMS[n])!.type === 'flag',
 );
+/** The parameters that may be repeated (etype, the wildcards): the CLI's repeatable flags. */
+export const EVENT_REPEATABLE_PARAMS: readonly string[] = repeatableParams({ ...QUERY_PARAMS, ...DELETE_PARAMS });
 /** The parameters of GET and DELETE /events, for the CLI's `events query|delete|export|purge`. */
 export const EVENT_QUERY_PARAM_NAMES: readonly string[] = Object.keys(QUERY_PARAMS);
 /** The CLI's delete resumes nowhere, so it offers no --offset. */

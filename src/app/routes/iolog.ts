@@ -12,7 +12,7 @@ import {
   SearchAnswer,
 } from '../iolog.js';
 import { jsonArrayResponse, jsonOk } from '../json-answer.js';
-import { flagParam, numberParam, textParam } from '../param-schema.js';
+import { enumParam, flagParam, numberParam, repeatableParams, textParam, wildcardParam } from '../param-schema.js';
 import type { ApiResponse, ParamSpec, Route } from '../types.js';
 
 const VERSIONS = ['', 'v2', 'v2.0'] as const;
@@ -36,6 +36,28 @@ const CHUNK_PARAMS: Record<string, ParamSpec> = {
   path: textParam('a directory under an I/O log root to list (instead of file)'),
   filter: textParam('directory listing: regular expression the entry names must match'),
 };
+
+/** GET /iolog/list: the session-list filters (sudoreplay -l's), paging and refresh. */
+export const IOLOG_LIST_PARAMS: Record<string, ParamSpec> = {
+  path: textParam('glob on the session path, absolute or relative to its root'),
+  from: textParam('created on or after (yyyy-mm-dd HH:MM, other date forms, Unix seconds, now, today, yesterday, -7d, -2h, -30m)'),
+  to: textParam('created on or before (a date alone, today and yesterday mean the whole day)'),
+  runhost: wildcardParam('wildcard'),
+  submithost: wildcardParam('wildcard'),
+  submituser: wildcardParam('wildcard'),
+  runuser: wildcardParam('wildcard'),
+  runcmd: wildcardParam('wildcard on the command line (command path and arguments)'),
+  runargv: wildcardParam('wildcard on the argument vector as run (argv[0] as typed), joined by spaces'),
+  cwd: wildcardParam('wildcard on the directory the command ran in'),
+  tty: wildcardParam('wildcard on the terminal (e.g. /dev/pts/0; empty when there was none)'),
+  match: enumParam('all: every filter must match (default); any: one filter is enough (from-to is one filter)', ['all', 'any'], 'IOLOG_BAD_MATCH', { anyCase: true, allowEmpty: true, default: 'all' }),
+  start: number('records to skip (default 0)'),
+  len: number('records to return (default 1000, at most 10000); a page it cuts ends with more=true and next={start}'),
+  refresh: ioFlag('1 updates the index first; 0 never; default: when older than 60 s'),
+};
+
+/** The list parameters that may be repeated (the wildcards): the CLI's repeatable flags. */
+export const IOLOG_LIST_REPEATABLE: readonly string[] = repeatableParams(IOLOG_LIST_PARAMS);
 
 export const iologRoutes: Route[] = [
   {
@@ -104,19 +126,7 @@ export const iologRoutes: Route[] = [
     versions: VERSIONS,
     writes: false,
     summary: 'The cached list of sessions (SQLite index of the I/O log roots)',
-    params: {
-      path: textParam('glob on the session path, absolute or relative to its root'),
-      from: textParam('created on or after (yyyy-mm-dd HH:MM, other date forms, Unix seconds)'),
-      to: textParam('created on or before (a date alone means the whole day)'),
-      runhost: textParam('wildcard'),
-      submithost: textParam('wildcard'),
-      submituser: textParam('wildcard'),
-      runuser: textParam('wildcard'),
-      runcmd: textParam('wildcard on the command line'),
-      start: number('records to skip (default 0)'),
-      len: number('records to return (default 1000, at most 10000); a page it cuts ends with more=true and next={start}'),
-      refresh: ioFlag('1 updates the index first; 0 never; default: when older than 60 s'),
-    },
+    params: IOLOG_LIST_PARAMS,
     async handler(req, engine) {
       const page = await iologListPage(engine, req.query, req.signal);
       return jsonArrayResponse('result', each(page.result), {}, () => (page.more ? { more: true, next: page.next } : {}));

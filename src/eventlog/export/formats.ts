@@ -16,7 +16,7 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = ['ndjson', 'csv', 'json']
 
 export const CSV_COLUMNS = ['recnum', 'uniqueid', 'etype', 'epoch', 'submituser', 'submithost', 'runuser', 'runhost', 'runcommand', 'exitstatus'] as const;
 export const CSV_VERBOSE_COLUMNS = [
-  'recnum', 'uniqueid', 'etype', 'epoch', 'time', 'exittime', 'submituser', 'submithost', 'runuser', 'runhost', 'runcommand', 'runargv',
+  'recnum', 'uniqueid', 'etype', 'epoch', 'epoch_iso', 'time', 'exittime', 'exittime_iso', 'submituser', 'submithost', 'runuser', 'runhost', 'runcommand', 'runargv',
   'cwd', 'ttyname', 'masterhost', 'iolog', 'reason', 'exitstatus', 'exitcode', 'signal', 'extra',
 ] as const;
 

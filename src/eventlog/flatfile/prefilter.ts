@@ -15,7 +15,6 @@
 //   assumes no duplicate keys: RFC 8259 §4 leaves duplicate names undefined, and evio never
 //   writes them.
 import type { EType, EventFilter, PatternField } from '../types.js';
-import type { Wildcard } from '../../common/wildcard.js';
 import { admittedTypes } from '../filter.js';
 
 /** The canonical JSON text of a string's characters, without the quotes. */
@@ -41,8 +40,10 @@ export function literalPlan(f: EventFilter): LiteralPlan | null {
   for (const key in f.patterns) {
     const field = key as PatternField;
     if (field === 'exitstatus' && !f.dump) continue;
-    const w = f.patterns[field] as Wildcard;
-    const tokens = w.tokens;
+    // Alternatives (a repeated parameter) share no literal every match must contain.
+    const alternatives = f.patterns[field]!;
+    if (alternatives.length !== 1) continue;
+    const tokens = alternatives[0]!.tokens;
     for (let t = 0; t < tokens.length; t++) {
       const tok = tokens[t]!;
       if (tok.t !== 'lit') continue;

@@ -127,7 +127,7 @@ export async function findStoredAccepts(store: EventStore, uniqueids: ReadonlySe
       }
     } else {
       for (const id of uniqueids) {
-        const q = dumpQuery({ etypes: ['A', 'K'], patterns: { uniqueid: compileWildcard(escapeWildcard(id), 'uniqueid') } });
+        const q = dumpQuery({ etypes: ['A', 'K'], patterns: { uniqueid: [compileWildcard(escapeWildcard(id), 'uniqueid')] } });
         for await (const row of store.query(q, opts)) found.set(id, acceptInfo(row.rec));
       }
     }

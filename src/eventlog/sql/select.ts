@@ -2,7 +2,7 @@
 // filters the dialect cannot express and, then (or on a DBMS without a paging syntax), the
 // skip/limit paging, applied while the rows stream by in the order SQL already gave them.
 import { jsonTextTooDeep } from '../../json-depth.js';
-import { patternValue } from '../filter.js';
+import { matchesAny, patternValue } from '../filter.js';
 import type { EventQuery, EventRow, PatternField, QueryOptions, ScanStats, StoredEvent } from '../types.js';
 import { isStoredEvent } from '../record.js';
 import type { SqlProfile } from './profile.js';
@@ -210,7 +210,7 @@ export async function* finishRows(
     let keep = true;
     for (const f of plan.residual) {
       const v = patternValue(row, f);
-      if (v === null || !q.patterns[f]!.test(v)) {
+      if (v === null || !matchesAny(q.patterns[f]!, v)) {
         keep = false;
         break;
       }

@@ -3,7 +3,7 @@
 // (SQL comparisons with NULL are never true); patterns a dialect cannot express are left to be
 // finished in memory (`residual`).
 import { admittedTypes } from '../filter.js';
-import { SqlParams, wildcardSql } from '../../common/sql-wildcard.js';
+import { anyWildcardSql, SqlParams } from '../../common/sql-wildcard.js';
 import { ETYPES, PATTERN_FIELDS, type EventFilter, type OrderField, type PatternField } from '../types.js';
 import type { Wildcard } from '../../common/wildcard.js';
 import type { SqlProfile } from './profile.js';
@@ -69,10 +69,12 @@ export function compileFilter(f: EventFilter, p: SqlProfile, params: SqlParams, 
   if (f.exitTo !== null) parts.push(`${col(exit.exittime)} <= ${params.bind(f.exitTo)}`);
   const residual: PatternField[] = [];
   for (const field of PATTERN_FIELDS) {
-    const w = f.patterns[field];
-    if (w === undefined) continue;
+    const alternatives = f.patterns[field];
+    if (alternatives === undefined) continue;
     const column = col(field === 'exitstatus' ? exit.exitstatus : field);
-    const sql = p.likeBrackets && w.exact === null && hasLiteralBracket(w) ? null : wildcardSql(w, column, p.wildcard, params);
+    // Several alternatives (a repeated parameter) are OR-ed: `col IN (...)` or `(a OR b)`.
+    const unsafe = p.likeBrackets && alternatives.some((w) => w.exact === null && hasLiteralBracket(w));
+    const sql = unsafe ? null : anyWildcardSql(alternatives, column, p.wildcard, params);
     if (sql === null) residual.push(field);
     else parts.push(sql);
   }

@@ -7,7 +7,7 @@ import { dumpQuery } from '../../../src/eventlog/query.js';
 import { shapeEvent } from '../../../src/eventlog/shape.js';
 import type { EventRow, EventStore, StoredEvent } from '../../../src/eventlog/types.js';
 import { FIXTURE } from './fixture.js';
-import { DELETE_CASES, QUERY_CASES } from './table.js';
+import { CONFORMANCE_NOW, DELETE_CASES, QUERY_CASES } from './table.js';
 
 export interface AdapterUnderTest {
   format: 'ff' | 'db' | 'odbc';
@@ -16,8 +16,8 @@ export interface AdapterUnderTest {
   params?: Record<string, string>;
 }
 
-async function collect(store: EventStore, params: Record<string, string>, fmt: AdapterUnderTest, summary = false): Promise<EventRow[]> {
-  const { query } = parseEventQuery({ format: fmt.format, ...(fmt.params ?? {}), ...params });
+async function collect(store: EventStore, params: Record<string, string | string[]>, fmt: AdapterUnderTest, summary = false): Promise<EventRow[]> {
+  const { query } = parseEventQuery({ format: fmt.format, ...(fmt.params ?? {}), ...params }, 'UTC', CONFORMANCE_NOW);
   const rows: EventRow[] = [];
   for await (const r of store.query(query, { summary })) rows.push(r);
   return rows;
@@ -100,7 +100,7 @@ export function runConformance(name: string, adapter: () => AdapterUnderTest | n
           const a = adapter();
           if (!a) return ctx.skip();
           const s = await a.make(FIXTURE);
-          const run = async () => s.delete(parseEventDelete({ format: a.format, ...(a.params ?? {}), ...c.params }).filter);
+          const run = async () => s.delete(parseEventDelete({ format: a.format, ...(a.params ?? {}), ...c.params }, 'UTC', CONFORMANCE_NOW).filter);
           if ('error' in c.remaining) {
             expect(await codeOf(run())).toBe(c.remaining.error);
             return;

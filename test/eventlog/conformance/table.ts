@@ -1,9 +1,15 @@
 // One table of query cases, run against every adapter. Expectations are written by hand from
 // FIXTURE: recnums in answer order, or the error code. `on` limits a case to flat files or to
-// databases where the REST parameters themselves differ (paging, order).
+// databases where the REST parameters themselves differ (paging, order). A repeated parameter
+// is a list. Relative times are read against CONFORMANCE_NOW, the clock every case is given.
+import { T0 } from './fixture.js';
+
+/** The request clock of every case: 2026-01-03 03:00:00 UTC (after the last fixture record). */
+export const CONFORMANCE_NOW = T0 + 183_600;
+
 export interface QueryCase {
   name: string;
-  params: Record<string, string>;
+  params: Record<string, string | string[]>;
   expect: number[] | { error: number };
   on?: 'ff' | 'db';
   /** Flat files: set `offset` to the offset returned for this recnum first. */
@@ -35,6 +41,16 @@ export const QUERY_CASES: QueryCase[] = [
   { name: 'host filter', params: { submithost: 'web1' }, expect: [1, 3, 8, 10, 14] },
   { name: 'runhost filter', params: { runhost: 'web2' }, expect: [5, 12] },
   { name: 'two filters combine with AND', params: { runuser: 'root', submithost: 'db1' }, expect: [6] },
+  // A repeated wildcard parameter: any of its values (OR), still AND-ed with the other filters.
+  { name: 'repeated exact values (IN)', params: { runuser: ['root', 'postgres'] }, expect: [1, 2, 3, 6, 8, 10, 12, 14] },
+  { name: 'repeated wildcards', params: { submituser: ['a*', 'b*'] }, expect: [1, 2, 6, 12, 14] },
+  { name: 'repeated, one with a class', params: { runcommand: ['*[ls]', '/bin/bash'] }, expect: [2, 5, 10] },
+  { name: 'repeated exact and wildcard', params: { uniqueid: ['u1', 'u1?'] }, expect: [1, 10, 12, 14] },
+  { name: 'repeated merged exit status', params: { exitstatus: ['*status 0', 'Request*'] }, expect: [1, 3, 5, 12] },
+  { name: 'repeated field AND another field', params: { submithost: ['web1', 'web2'], runuser: 'root' }, expect: [1, 3, 8, 10, 12, 14] },
+  { name: 'an empty alternative is ignored', params: { submituser: ['alice', ''] }, expect: [1, 6, 14] },
+  { name: 'repeated etype', params: { etype: ['A', 'R'] }, expect: [1, 3, 5, 8, 10, 12, 14] },
+  { name: 'a repeated non-list parameter is refused', params: { limit: ['1', '2'] }, expect: { error: 1009 } },
   { name: 'case-sensitive', params: { submituser: 'Alice' }, expect: [] },
   { name: 'merged exit status', params: { exitstatus: '*status 0' }, expect: [1, 5] },
   { name: 'reject exit status', params: { exitstatus: 'Request*' }, expect: [3, 12] },
@@ -49,7 +65,19 @@ export const QUERY_CASES: QueryCase[] = [
   { name: 'exit time from', params: { exittime_from: '2026/01/02' }, expect: [2, 5, 6, 14] },
   { name: 'exit time to', params: { exittime_to: '2026/01/01' }, expect: [1] },
   { name: 'bad month', params: { from: '2026/13/01' }, expect: { error: 1105 } },
-  { name: 'not a date', params: { to: 'yesterday' }, expect: { error: 1105 } },
+  { name: 'not a date', params: { to: 'last tuesday' }, expect: { error: 1105 } },
+  // Relative times, from the one clock reading of the request (CONFORMANCE_NOW).
+  { name: 'from today (a calendar day in the zone)', params: { from: 'today' }, expect: [10, 12, 14] },
+  { name: 'yesterday as both bounds is the whole day', params: { from: 'yesterday', to: 'yesterday' }, expect: [5, 6, 8] },
+  { name: 'from -2h', params: { from: '-2h' }, expect: [14] },
+  { name: 'from -30h', params: { from: '-30h' }, expect: [5, 6, 8, 10, 12, 14] },
+  { name: 'to -3000m (minutes) is an exact instant', params: { to: '-3000m' }, expect: [1, 2, 3] },
+  { name: 'to now', params: { to: 'now' }, expect: ALL_MERGED },
+  { name: 'to -1w', params: { to: '-1w' }, expect: [] },
+  { name: 'exit time to yesterday', params: { exittime_to: 'yesterday' }, expect: [1, 2, 6] },
+  { name: 'relative range inverted', params: { from: '-1h', to: '-2h' }, expect: { error: 1115 } },
+  { name: 'unknown relative unit', params: { from: '-7x' }, expect: { error: 1105 } },
+  { name: 'relative without its minus', params: { from: '7d' }, expect: { error: 1105 } },
   { name: 'Feb 30', params: { from: '2026-02-30' }, expect: { error: 1105 } },
   { name: 'inverted range', params: { from: '2026/01/03', to: '2026/01/02' }, expect: { error: 1115 } },
   { name: 'uniqueid wildcard', params: { uniqueid: 'u1*' }, expect: [1, 10, 12, 14] },
@@ -84,7 +112,7 @@ export const QUERY_CASES: QueryCase[] = [
 
 export interface DeleteCase {
   name: string;
-  params: Record<string, string>;
+  params: Record<string, string | string[]>;
   /** Recnums left afterwards (dump=1 view), or the error. */
   remaining: number[] | { error: number };
   deleted?: number;
@@ -97,6 +125,8 @@ export const DELETE_CASES: DeleteCase[] = [
   { name: 'dump alone is not a filter', params: { dump: '1' }, remaining: { error: 1111 } },
   { name: 'all=1 removes everything', params: { all: '1' }, remaining: [], deleted: 15 },
   { name: 'accepts go with their finishes', params: { etype: 'A', submituser: 'alice' }, remaining: [2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13], deleted: 4 },
+  { name: 'repeated user: either one, with finishes', params: { submituser: ['eve', 'carol'] }, remaining: [1, 2, 3, 4, 6, 7, 8, 9, 11, 12, 14, 15], deleted: 3 },
+  { name: 'by relative time', params: { to: '-3000m' }, remaining: [5, 6, 8, 9, 10, 11, 12, 13, 14, 15], deleted: 5 },
   { name: 'by merged exit status', params: { exitstatus: '*status 0' }, remaining: [2, 3, 6, 7, 8, 9, 10, 11, 12, 14, 15], deleted: 4 },
   { name: 'by time: matching accepts take their finishes, even later ones', params: { to: '2026/01/01' }, remaining: [5, 6, 8, 9, 10, 11, 12, 13, 14, 15], deleted: 5 },
   { name: 'finishes only (dump=1) leave their accepts unfinished', params: { etype: 'F', dump: '1', exitstatus: '*status 0' }, remaining: [1, 2, 3, 5, 6, 7, 8, 9, 10, 12, 14, 15], deleted: 3, exitstatus: { 1: null, 5: null, 2: 'Command finished with exit status 1' } },

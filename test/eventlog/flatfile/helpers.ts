@@ -39,7 +39,7 @@ export function filter(over: Partial<EventFilter> = {}): EventFilter {
 
 export function patterns(p: Partial<Record<PatternField, string>>): EventFilter['patterns'] {
   const out: EventFilter['patterns'] = {};
-  for (const [k, v] of Object.entries(p)) out[k as PatternField] = compileWildcard(v as string, k);
+  for (const [k, v] of Object.entries(p)) out[k as PatternField] = [compileWildcard(v as string, k)];
   return out;
 }
 
@@ -141,6 +141,6 @@ export function filterOf(q: EventQuery): EventFilter {
 
 /** Readable description of a query for failure messages. */
 export function describeQuery(q: EventQuery): string {
-  const pats = Object.fromEntries(Object.entries(q.patterns).map(([k, w]) => [k, w!.source]));
+  const pats = Object.fromEntries(Object.entries(q.patterns).map(([k, w]) => [k, w!.map((x) => x.source)]));
   return JSON.stringify({ ...q, patterns: pats });
 }

@@ -72,10 +72,15 @@ export const filterArb: fc.Arbitrary<EventFilter> = fc
     patterns: fc.oneof(
       { weight: 3, arbitrary: fc.constant([]) },
       { weight: 2, arbitrary: fc.array(patternEntry, { minLength: 1, maxLength: 1 }) },
-      { weight: 1, arbitrary: fc.array(patternEntry, { minLength: 2, maxLength: 2 }) },
+      { weight: 1, arbitrary: fc.array(patternEntry, { minLength: 2, maxLength: 3 }) },
     ),
   })
-  .map((f) => ({ ...f, patterns: Object.fromEntries(f.patterns) as Partial<Record<PatternField, Wildcard>> }));
+  // Entries naming the same field are its alternatives (a repeated parameter: OR).
+  .map((f) => {
+    const patterns: Partial<Record<PatternField, Wildcard[]>> = {};
+    for (const [field, w] of f.patterns) (patterns[field] ??= []).push(w);
+    return { ...f, patterns };
+  });
 
 export const queryArb: fc.Arbitrary<EventQuery> = fc
   .record({
@@ -99,5 +104,5 @@ export const DELETE_ALL: EventFilter = { etypes: null, from: null, to: null, exi
 
 /** A query, printable in a failure report (patterns by their source). */
 export function describeQuery(q: EventFilter): Record<string, unknown> {
-  return { ...q, patterns: Object.fromEntries(Object.entries(q.patterns).map(([k, w]) => [k, w!.source])) };
+  return { ...q, patterns: Object.fromEntries(Object.entries(q.patterns).map(([k, w]) => [k, w!.map((x) => x.source)])) };
 }

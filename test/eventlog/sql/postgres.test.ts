@@ -95,7 +95,7 @@ describe('PostgresStore specifics', () => {
     const schema = schemaName('plan');
     await open(schema).open();
     const p = sqlProfile('pg', { driver: 'native', schema });
-    const q = { ...MERGED_ALL, limit: 50, order: 'exittime' as const, patterns: { exitstatus: compileWildcard('Command finished*') } };
+    const q = { ...MERGED_ALL, limit: 50, order: 'exittime' as const, patterns: { exitstatus: [compileWildcard('Command finished*')] } };
     const plan = buildSelect(q, p);
     await pgs.admin.query('BEGIN');
     try {
