@@ -187,7 +187,6 @@ export type ListedSession = CachedRecord & { createtime_iso: string };
  * GET /REST/iolog/list : the cached list. The index is brought up to date first when this
  * engine last did so more than INDEX_MAX_AGE_MS ago (refresh=1 forces it, refresh=0 skips it).
  */
-
 export async function iologList(engine: Engine, params: Params, signal?: AbortSignal): Promise<ListedSession[]> {
   return (await iologListPage(engine, params, signal)).result;
 }
