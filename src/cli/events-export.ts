@@ -3,7 +3,7 @@ import { exportEvents } from '../app/events-export.js';
 import { EVENT_QUERY_PARAM_NAMES } from '../app/routes/events.js';
 import { formatBytes } from '../common/units.js';
 import { restFlags } from './rest-flags.js';
-import { parseFlags, strFlag, wantsHelp } from './flags.js';
+import { parseFlags, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliIo } from './io.js';
 import { cutNotice, nextPageCommand } from './next-page.js';
 

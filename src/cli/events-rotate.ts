@@ -2,7 +2,7 @@
 import { listRotatedEvents, rotateEvents } from '../app/events-rotate.js';
 import { formatBytes } from '../common/units.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
-import { usageError, type CliIo } from './io.js';
+import type { CliIo } from './io.js';
 
 export const ROTATE_HELP = `Usage: evio events rotate [FILE] [--max-size SIZE] [--list]
 
