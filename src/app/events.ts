@@ -68,6 +68,9 @@ export async function queryLegacyEvents(engine: Engine, params: Params, opts: Ca
   return { store, stats, events: shapeRows(store, query, { signal: opts.signal, stats, summary: false, maxReaders: engine.settings.maxReadersPerStore }, (row) => shapeLegacyEvent(row, tz)) };
 }
 
+/** Events streamed to callers since the process started (metrics); counted as they are shaped. */
+export const eventsStreamed = { returned: 0 };
+
 /** A query's shaped rows; it holds one of the store's reader slots from its first row to its end. */
 async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: AbortSignal | undefined; stats: ScanStats; summary: boolean; maxReaders: number }, shape: (r: EventRow) => T): AsyncIterable<T> {
   if (q.limit === 0) return;
@@ -75,7 +78,10 @@ async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: A
   if (opts.signal) o.signal = opts.signal;
   const release = takeReaderSlot(store, opts.maxReaders);
   try {
-    for await (const row of store.query(q, o)) yield shape(row);
+    for await (const row of store.query(q, o)) {
+      eventsStreamed.returned++;
+      yield shape(row);
+    }
   } finally {
     release();
   }
