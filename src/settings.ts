@@ -12,6 +12,9 @@ export interface TlsSettings {
   key: string;
 }
 
+export type MetricsAccess = 'loopback' | 'signed' | 'off';
+export const METRICS_ACCESS: readonly MetricsAccess[] = ['loopback', 'signed', 'off'];
+
 export interface Settings {
   /** The data folder that defaults are placed in. */
   home: string;
@@ -68,6 +71,10 @@ export interface Settings {
   maxBodyBytes: number;
   /** Answers one event store streams at once; more are refused with 1618 (0 = no bound). */
   maxReadersPerStore: number;
+  /** Who may read GET /metrics: loopback callers only, signed calls of an allowed app, or nobody. */
+  metrics: MetricsAccess;
+  /** On SIGTERM, how long calls in flight may take to finish before their connections are closed, ms. */
+  shutdownTimeoutMs: number;
   /** Where the settings came from, for messages; null = defaults only. */
   source: string | null;
 }
@@ -102,6 +109,8 @@ const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'recor
   maxConnections: 'number',
   maxBodyBytes: 'number',
   maxReadersPerStore: 'number',
+  metrics: 'string',
+  shutdownTimeoutMs: 'number',
 };
 
 function checkType(key: string, v: unknown, source: string): void {
@@ -154,6 +163,8 @@ function checkServiceBounds(s: Settings): void {
     if (!Number.isInteger(s[k]) || s[k] < 1) throw evioError('SETTINGS_INVALID', `"${k}": ${s[k]} must be a whole number of 1 or more`);
   }
   if (!Number.isInteger(s.maxReadersPerStore)) throw evioError('SETTINGS_INVALID', `"maxReadersPerStore": ${s.maxReadersPerStore} must be a whole number (0 = no bound)`);
+  if (!METRICS_ACCESS.includes(s.metrics)) throw evioError('SETTINGS_INVALID', `"metrics": "${s.metrics}" must be one of ${METRICS_ACCESS.join(', ')}`);
+  if (!Number.isInteger(s.shutdownTimeoutMs) || s.shutdownTimeoutMs < 1) throw evioError('SETTINGS_INVALID', `"shutdownTimeoutMs": ${s.shutdownTimeoutMs} must be a whole number of 1 or more`);
   if (s.headersTimeoutMs > s.requestTimeoutMs) {
     throw evioError('SETTINGS_INVALID', `"headersTimeoutMs" (${s.headersTimeoutMs}) must not exceed "requestTimeoutMs" (${s.requestTimeoutMs}): the headers are part of the request`);
   }
@@ -225,6 +236,8 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     maxConnections: (raw.maxConnections as number | undefined) ?? 512,
     maxBodyBytes: (raw.maxBodyBytes as number | undefined) ?? 64 * 1024,
     maxReadersPerStore: (raw.maxReadersPerStore as number | undefined) ?? 32,
+    metrics: (raw.metrics as MetricsAccess | undefined) ?? 'loopback',
+    shutdownTimeoutMs: (raw.shutdownTimeoutMs as number | undefined) ?? 10_000,
     source: file ? resolve(cwd, file) : null,
     ...opts.overrides,
   };

@@ -80,6 +80,9 @@ export async function queryLegacyEvents(engine: Engine, params: Params, opts: Ca
   return { store, stats, page, events: shapeRows(store, query, { signal: opts.signal, stats, page, summary: false, maxReaders: engine.settings.maxReadersPerStore }, (row) => shapeLegacyEvent(row, tz)) };
 }
 
+/** Events streamed to callers since the process started (metrics); counted as they are shaped. */
+export const eventsStreamed = { returned: 0 };
+
 /** A query's shaped rows; it holds one of the store's reader slots from its first row to its end. */
 async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: AbortSignal | undefined; stats: ScanStats; page: PageEnd; summary: boolean; maxReaders: number }, shape: (r: EventRow) => T): AsyncIterable<T> {
   if (q.limit === 0) return;
@@ -90,6 +93,7 @@ async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: A
     const cut = new PageCut(store.kind, q, opts.page);
     for await (const row of store.query(cut.asked, o)) {
       if (!cut.admit(row)) break; // leaving the loop closes the store's iterator
+      eventsStreamed.returned++;
       yield shape(row);
     }
   } finally {

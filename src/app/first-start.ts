@@ -1,15 +1,18 @@
 // The embedded default: on a fresh machine `evio serve` needs no setup. The data folder, the
 // I/O log roots and the keystore are created when missing; a new keystore gets one app with a
-// random key, which is shown once.
-import { existsSync, mkdirSync } from 'node:fs';
+// random key. The key is written to a file only its owner can read (its path is printed): a
+// service's standard output goes to the journal, which others may read and which is kept.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Settings } from '../settings.js';
 import { newKey, writeKeystore } from '../keystore.js';
 
 export const FIRST_APPID = 'admin';
 
 export interface FirstStart {
-  /** The app created with a new keystore (its key is shown once), or null. */
-  created: { appid: string; key: string } | null;
+  /** The app created with a new keystore, and the 0600 file that holds its key; or null. */
+  created: { appid: string; key: string; keyFile: string } | null;
   /** Folders that could not be created (reported, not fatal: a root may be mounted later). */
   warnings: string[];
 }
@@ -27,5 +30,24 @@ export function prepareDataFolder(settings: Settings, now = new Date()): FirstSt
   if (existsSync(settings.keystore)) return { created: null, warnings };
   const key = newKey();
   writeKeystore(settings.keystore, { apps: { [FIRST_APPID]: { key, scheme: 'hmac-sha256', created: now.toISOString() } } });
-  return { created: { appid: FIRST_APPID, key }, warnings };
+  const keyFile = join(dirname(settings.keystore), `${FIRST_APPID}.key`);
+  writeOwnerOnly(keyFile, `${key}\n`);
+  return { created: { appid: FIRST_APPID, key, keyFile }, warnings };
+}
+
+/** Writes `text` to `path` with mode 0600 from the start (a new file renamed over any old one). */
+function writeOwnerOnly(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  closeSync(fd);
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, path);
 }

@@ -1,6 +1,8 @@
 // `evio serve`: the REST service. With no settings file it runs on the data folder at
 // 127.0.0.1:24351, creating the folder, the I/O log root and a keystore with one app on first
-// start, and prints a signed example call. Stops cleanly on SIGINT/SIGTERM.
+// start (its key goes to a 0600 file, never to the output), and prints a signed example call.
+// On SIGINT/SIGTERM it stops gracefully: new calls are refused, those in flight finish within
+// shutdownTimeoutMs, then it exits 0.
 import { prepareDataFolder } from '../app/first-start.js';
 import { findApp, readKeystore } from '../keystore.js';
 import { signedUrl } from '../app/rest-client.js';
@@ -13,7 +15,9 @@ const HELP = `Usage: evio serve [--host HOST] [--port PORT] [--allow-insecure]
 
 Runs the REST service (docs/service.md). Settings come from --config/EVIO_CONFIG; with none, the
 data folder ($EVIO_HOME, else ./evio-data) is used on 127.0.0.1:24351. On first start a keystore
-with an app "admin" is created and a signed example call is printed.
+with an app "admin" is created, its key written to a 0600 file beside the keystore (the path is
+printed, not the key), and a signed example call is printed. On SIGTERM calls in flight finish
+(at most shutdownTimeoutMs) before it exits.
 
   --host HOST        listen address (default: the settings' host, 127.0.0.1)
   --port PORT        listen port (default: the settings' port, 24351; 0 = any free port)
@@ -25,12 +29,13 @@ Example:
 const EXAMPLE_PATH = '/REST/v2.0/events/destinations';
 
 /** The example calls: `evio rest` first (it signs when run), then curl with a signature made now. */
-export function exampleCalls(opts: { url: string; appid: string; key: string; keystore: string; showKey: boolean; skewSeconds: number; prefix: string }): string {
+export function exampleCalls(opts: { url: string; appid: string; key: string; keystore: string; skewSeconds: number; prefix: string }): string {
   // A wildcard listen address is reached through loopback.
   const url = opts.url.replace('://0.0.0.0:', '://127.0.0.1:').replace('://[::]:', '://[::1]:');
   const path = `${opts.prefix}${EXAMPLE_PATH}`;
   const insecure = url.startsWith('https:') ? ' --insecure' : '';
-  const keyArg = opts.showKey ? `--key ${opts.key}` : `--keystore ${shellQuote(opts.keystore)}`;
+  // The key itself is never printed: the output of a service is kept in its journal.
+  const keyArg = `--keystore ${shellQuote(opts.keystore)}`;
   const signed = signedUrl({ url, appid: opts.appid, key: opts.key, method: 'GET', path });
   return [
     'Try it (evio rest signs the call when it runs):',
@@ -75,23 +80,26 @@ export const serveCommand: CliCommand = {
     try {
       server = await startServer(engine, { host, port, allowInsecure, log });
     } catch (err) {
-      if (first.created) io.err.write(`evio serve: the keystore ${s.keystore} was created with app "${first.created.appid}"; evio keys list --show-key shows its key\n`);
+      if (first.created) io.err.write(`evio serve: the keystore ${s.keystore} was created with app "${first.created.appid}"; its key is in ${first.created.keyFile}\n`);
       throw err;
     }
     io.out.write(`evio serving ${server.url} (data folder ${s.home}, keystore ${s.keystore})\n`);
     io.out.write(`OpenAPI: ${server.url}/openapi.json   Swagger UI: ${server.url}/docs\n\n`);
     if (first.created) {
-      io.out.write(`First start: created app "${first.created.appid}" in ${s.keystore}. Its key, shown once (evio keys list --show-key shows it again):\n  ${first.created.key}\n\n`);
+      io.out.write(`First start: created app "${first.created.appid}" in ${s.keystore}. Its key is in ${first.created.keyFile} (mode 0600; read it, then delete the file: evio keys list --show-key shows the key again)\n\n`);
     }
     const app = first.created ?? firstApp(s.keystore);
     if (app) {
-      io.out.write(exampleCalls({ url: server.url, ...app, keystore: s.keystore, showKey: first.created !== null, skewSeconds: s.authSkewSeconds, prefix: s.prefix }));
+      io.out.write(exampleCalls({ url: server.url, appid: app.appid, key: app.key, keystore: s.keystore, skewSeconds: s.authSkewSeconds, prefix: s.prefix }));
     } else {
       io.out.write(`The keystore has no apps: add one with evio keys add APPID\n`);
     }
     await stopped(io);
-    io.err.write('evio serve: stopping\n');
+    io.err.write(`evio serve: stopping: new calls are refused, calls in flight may finish within ${s.shutdownTimeoutMs} ms\n`);
+    const left = await server.drain(s.shutdownTimeoutMs);
+    if (left > 0) io.err.write(`evio serve: ${left} call(s) still running after ${s.shutdownTimeoutMs} ms (shutdownTimeoutMs); their connections are closed\n`);
     await server.close();
+    io.err.write('evio serve: stopped\n');
     return 0;
   },
 };

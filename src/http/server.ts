@@ -18,6 +18,7 @@ import { allRoutes } from '../app/routes/index.js';
 import { queryFromSearch } from '../app/query-params.js';
 import type { ConnectionCap } from './connection-cap.js';
 import { createNodeServer, type NodeServer } from './node-server.js';
+import { registerOps, type Ops } from './ops-routes.js';
 import { guardStall } from './stall-guard.js';
 import { iterableBody } from './stream-body.js';
 import { checkListenPolicy, loadTls } from './transport.js';
@@ -121,6 +122,8 @@ export interface BuiltServer {
   auth: Authenticator;
   /** The Node server's connection count (tests, metrics). */
   node: NodeServer;
+  /** Health, readiness, metrics and the shutdown drain (ops-routes.ts). */
+  ops: Ops;
 }
 
 /** Whether a request announces a body (fastify reads one only then). */
@@ -203,6 +206,8 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
     void reply.code(e.http).send(e.toBody());
   });
 
+  const ops = registerOps(app, engine, auth);
+
   // OpenAPI and Swagger UI: served without a signature; they describe the API and hold no data.
   const document = openApiDocument(routes, { prefix: settings.prefix, version: EVIO_VERSION });
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
@@ -284,7 +289,7 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
   }
 
   if (!node) throw new Error('fastify did not create the server'); // serverFactory runs in fastify()
-  return { app, auth, node };
+  return { app, auth, node, ops };
 }
 
 export interface ListenOptions extends ServerOptions {
@@ -300,6 +305,8 @@ export interface RunningServer {
   port: number;
   /** Open and refused connections (maxConnections). */
   connections: ConnectionCap;
+  /** Graceful shutdown, first half: refuse new calls, let those in flight finish (Ops.drain). */
+  drain(timeoutMs: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -309,7 +316,7 @@ export async function startServer(engine: Engine, opts: ListenOptions = {}): Pro
   const host = opts.host ?? s.host;
   const port = opts.port ?? s.port;
   await checkListenPolicy(host, s.tls, opts.allowInsecure ?? s.allowInsecure);
-  const { app, node } = await buildServer(engine, opts);
+  const { app, node, ops } = await buildServer(engine, opts);
   try {
     await app.listen({ host, port });
   } catch (err) {
@@ -324,6 +331,7 @@ export async function startServer(engine: Engine, opts: ListenOptions = {}): Pro
     url: `${s.tls ? 'https' : 'http'}://${urlHost}:${boundPort}`,
     port: boundPort,
     connections: node.connections,
+    drain: (ms) => ops.drain(ms),
     close: () => app.close(),
   };
 }

@@ -106,6 +106,17 @@ export function openIndex(file: string, mode: 'read' | 'write'): IndexDb | null 
   }
 }
 
+/** Sessions in the index, or null when it has not been built (metrics). */
+export function countIndexedSessions(file: string): number | null {
+  const db = openIndex(file, 'read');
+  if (!db) return null;
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
 export function lastUpdate(db: IndexDb): number {
   const r = db.prepare("SELECT value FROM meta WHERE key = 'updated'").get() as { value: string } | undefined;
   return r ? Number(r.value) : 0;

@@ -23,6 +23,10 @@ export interface IologTasks {
   listQuery: { in: { indexFile: string; query: ListQuery }; out: CachedRecord[] };
   replay: { in: ReplayRequest & { roots: string[] }; out: ReplayResult };
   screen: { in: ScreenRequest & { roots: string[] }; out: ScreenResult };
+  /** Readiness: a worker thread starts and answers. */
+  ping: { in: Record<string, never>; out: 'pong' };
+  /** Metrics: sessions in the index; null when it has not been built. */
+  indexCount: { in: { indexFile: string }; out: number | null };
 }
 
 export type IologTaskName = keyof IologTasks;

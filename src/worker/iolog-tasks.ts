@@ -3,6 +3,7 @@
 // heavy work (decoding, text extraction, regex, SQLite) and answers an Outcome.
 import { isEvioError, toEvioError } from '../errors.js';
 import { buildChunk } from '../iolog/chunk.js';
+import { countIndexedSessions } from '../iolog/index-db.js';
 import { updateIndex } from '../iolog/index-update.js';
 import { queryIndex } from '../iolog/list-query.js';
 import { replaySessionRange } from '../iolog/replay.js';
@@ -77,3 +78,7 @@ export const listQuery: Task<'listQuery'> = (t) => capture(async () => queryInde
 export const replay: Task<'replay'> = ({ roots, ...r }) => capture(() => replaySessionRange(roots, r));
 
 export const screen: Task<'screen'> = ({ roots, ...r }) => capture(() => sessionScreen(roots, r));
+
+export const ping: Task<'ping'> = () => capture(async () => 'pong' as const);
+
+export const indexCount: Task<'indexCount'> = (t) => capture(async () => countIndexedSessions(t.indexFile));

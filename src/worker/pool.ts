@@ -23,6 +23,14 @@ function isBulk<K extends IologTaskName>(name: K, input: IologTasks[K]['in']): b
   return BULK_TASKS.has(name) || (name === 'listDir' && (input as IologTasks['listDir']['in']).filter !== undefined);
 }
 
+export interface LaneStats {
+  threads: number;
+  /** Tasks waiting for a thread. */
+  queueSize: number;
+  /** Share of the lane's capacity in use since it started, 0..1 (piscina's figure). */
+  utilization: number;
+}
+
 const threads = (n: number): number => (n > 0 ? Math.floor(n) : availableParallelism());
 
 export class IologPool {
@@ -58,6 +66,12 @@ export class IologPool {
       throw e.errorName === 'INTERNAL' ? evioError('IOLOG_WORKER', `worker task ${name} failed: ${(err as Error).message}`, err) : e;
     }
     return unwrap(outcome);
+  }
+
+  /** Read-only figures for the metrics: a lane not started yet has no threads and no queue. */
+  stats(): Record<'bulk' | 'interactive', LaneStats> {
+    const of = (p: Piscina | null): LaneStats => (p ? { threads: p.threads.length, queueSize: p.queueSize, utilization: p.utilization } : { threads: 0, queueSize: 0, utilization: 0 });
+    return { bulk: of(this.bulk), interactive: of(this.interactive) };
   }
 
   async close(): Promise<void> {

@@ -70,8 +70,15 @@ describe('evio serve on a fresh machine', () => {
     expect(out).toMatch(/First start: created app "admin"/);
     expect(statSync(join(dir, 'data', 'keystore.json')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, 'data', 'iolog')).isDirectory()).toBe(true);
-    const key = /^ {2}([0-9a-f]{64})$/m.exec(out)![1]!;
+    // The key is not printed (a service's output goes to its journal): a 0600 file holds it.
+    const keyFile = /Its key is in (\S+) \(mode 0600/.exec(out)![1]!;
+    expect(keyFile).toBe(join(dir, 'data', 'admin.key'));
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    const key = readFileSync(keyFile, 'utf8').trim();
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.parse(readFileSync(join(dir, 'data', 'keystore.json'), 'utf8')).apps.admin.key).toBe(key);
+    expect(out + err).not.toContain(key);
+    expect(out).not.toContain('--key ');
 
     const restLine = /^ {2}(evio rest .*)$/m.exec(out)![1]!;
     const curlLine = /^ {2}(curl .*)$/m.exec(out)![1]!;

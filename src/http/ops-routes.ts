@@ -1,0 +1,163 @@
+// The operator's routes and hooks: GET /healthz (liveness), GET /readyz (readiness), GET /metrics
+// (Prometheus text), the request counters behind it, and the drain of a graceful shutdown. None
+// of the probes needs a key and none says anything secret; /metrics is limited by the `metrics`
+// setting (loopback callers, signed calls of an app allowed GET /metrics, or nobody).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Engine } from '../engine.js';
+import { evioError, toEvioError, type EvioError } from '../errors.js';
+import { indexedSessionsReader, opsFigures, readiness } from '../app/health.js';
+import type { Route } from '../app/types.js';
+import type { Authenticator } from './auth.js';
+
+export interface Ops {
+  /**
+   * Refuses new calls (503 / 1628, connection closed) and waits for the calls in flight to
+   * finish, at most `timeoutMs`. Resolves with the number still running when it gave up.
+   */
+  drain(timeoutMs: number): Promise<number>;
+}
+
+/** The route an app's routes list must allow under `metrics: "signed"`. */
+const METRICS_ROUTE = { method: 'GET', path: '/metrics', versions: [], writes: false, summary: 'metrics', params: {} } as unknown as Route;
+
+function isLoopback(addr: string | undefined): boolean {
+  return !!addr && (addr.startsWith('127.') || addr === '::1' || addr.startsWith('::ffff:127.'));
+}
+
+function sendError(reply: FastifyReply, e: EvioError): FastifyReply {
+  return reply.code(e.http).type('application/json; charset=utf-8').send(e.toBody());
+}
+
+/** The metrics of one server: a registry of its own, so several servers in a process never clash. */
+function buildMetrics(engine: Engine): { registry: Registry; requests: Counter<string>; latency: Histogram<string>; authFailures: Counter<string> } {
+  const registry = new Registry();
+  const requests = new Counter({ name: 'evio_http_requests_total', help: 'HTTP requests answered, by method, route and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const latency = new Histogram({
+    name: 'evio_http_request_duration_seconds',
+    help: 'Time from request to the end of the answer (streamed answers included), by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const authFailures = new Counter({ name: 'evio_auth_failures_total', help: 'Calls refused for invalid authentication (8119)', registers: [registry] });
+  new Counter({
+    name: 'evio_events_returned_total',
+    help: 'Event records streamed to callers (REST and local calls of this process)',
+    registers: [registry],
+    async collect() {
+      const f = await opsFigures(engine);
+      this.reset();
+      this.inc(f.eventsReturned);
+    },
+  });
+  const lanes = (name: string, help: string, pick: (l: { threads: number; queueSize: number; utilization: number }) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['lane'],
+      registers: [registry],
+      async collect() {
+        const f = await opsFigures(engine);
+        for (const [lane, s] of Object.entries(f.lanes)) this.set({ lane }, pick(s));
+      },
+    });
+  lanes('evio_worker_threads', 'Worker threads running, by lane (bulk, interactive)', (s) => s.threads);
+  lanes('evio_worker_queue_size', 'Worker tasks waiting for a thread, by lane', (s) => s.queueSize);
+  lanes('evio_worker_utilization', 'Share of the lane\'s capacity in use since it started (0..1)', (s) => s.utilization);
+  const indexed = indexedSessionsReader(engine);
+  new Gauge({
+    name: 'evio_iolog_index_sessions',
+    help: 'Sessions in the I/O-log index (0 until the index is built; counted at most every 30 s)',
+    registers: [registry],
+    async collect() {
+      this.set((await indexed().catch(() => null)) ?? 0);
+    },
+  });
+  return { registry, requests, latency, authFailures };
+}
+
+export function registerOps(app: FastifyInstance, engine: Engine, auth: Authenticator): Ops {
+  const settings = engine.settings;
+  const m = buildMetrics(engine);
+  let draining = false;
+  let inFlight = 0;
+  let onIdle: (() => void) | null = null;
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (draining) {
+      await sendError(reply.header('connection', 'close'), evioError('SERVICE_STOPPING', 'the service is shutting down; retry against another instance or after the restart'));
+      return;
+    }
+    inFlight++;
+    // 'close' comes once the answer is sent or the client is gone: the call no longer holds the drain.
+    reply.raw.once('close', () => {
+      if (--inFlight === 0 && onIdle) onIdle();
+    });
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    // The route template, not the URL: one series per route whatever the parameters.
+    const route = request.routeOptions.url ?? 'unmatched';
+    const labels = { method: request.method, route, status: String(reply.statusCode) };
+    m.requests.inc(labels);
+    m.latency.observe(labels, reply.elapsedTime / 1000);
+    if (reply.statusCode === 401) m.authFailures.inc(); // 8119 is the registry's only 401
+  });
+
+  app.get('/healthz', async (_request, reply) => reply.type('application/json; charset=utf-8').send({ status: 0 }));
+
+  app.get('/readyz', async (_request, reply) => {
+    const r = await readiness(engine);
+    if (r.ready) return reply.type('application/json; charset=utf-8').send({ status: 0, ready: r.parts });
+    const failed = Object.entries(r.parts).filter(([, v]) => v !== 'ok' && v !== 'absent').map(([k, v]) => `${k} (${v})`);
+    const e = evioError('SERVICE_NOT_READY', `not ready: ${failed.join(', ')}`);
+    return reply.code(e.http).type('application/json; charset=utf-8').send({ ...e.toBody(), ready: r.parts });
+  });
+
+  app.get('/metrics', async (request, reply) => {
+    try {
+      checkMetricsAccess(request);
+    } catch (err) {
+      return sendError(reply, toEvioError(err));
+    }
+    const text = await m.registry.metrics();
+    return reply.type(m.registry.contentType).send(text);
+  });
+
+  function checkMetricsAccess(request: FastifyRequest): void {
+    switch (settings.metrics) {
+      case 'off':
+        throw evioError('NOT_FOUND', 'no route /metrics');
+      case 'loopback':
+        if (!isLoopback(request.socket.remoteAddress)) throw evioError('METRICS_FORBIDDEN', `GET /metrics from ${request.ip}: the metrics setting is "loopback"`);
+        return;
+      case 'signed': {
+        const rawUrl = request.raw.url ?? request.url;
+        const q = rawUrl.indexOf('?');
+        const who = auth.authenticate({ method: 'GET', rawPath: q < 0 ? rawUrl : rawUrl.slice(0, q), query: new URLSearchParams(q < 0 ? '' : rawUrl.slice(q + 1)), body: undefined, remote: request.ip });
+        auth.authorize(who, METRICS_ROUTE);
+        return;
+      }
+    }
+  }
+
+  return {
+    drain(timeoutMs) {
+      draining = true;
+      // Keep-alive connections with no call on them close now; the others when their call ends.
+      app.server.closeIdleConnections();
+      if (inFlight === 0) return Promise.resolve(0);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          onIdle = null;
+          resolve(inFlight);
+        }, timeoutMs);
+        onIdle = () => {
+          clearTimeout(timer);
+          resolve(0);
+        };
+      });
+    },
+  };
+}
