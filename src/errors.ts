@@ -133,6 +133,8 @@ export const ERRORS = {
   STORE_READERS_BUSY: def(1618, 503, 'The event store already streams as many answers as maxReadersPerStore allows', 'Retry after the Retry-After seconds, or read answers faster; an operator can raise maxReadersPerStore.'),
   AUTH_REPLAY_CAPACITY: def(1620, 503, 'The app made more signed calls inside the timestamp window than replay protection remembers', 'Retry after a few seconds; a client that needs more calls per window than the keystore\'s rate limit allows should use several appids, or raise replayCapacityPerApp in the settings.'),
   TLS_KEY_INSECURE: def(1621, 500, 'The TLS private key file can be read or written by group or others, or is not a regular file', 'chmod 600 the key file named in the message (and keep it owned by the user evio runs as).'),
+  AUDIT_LOG_APPEND_ONLY: def(1622, 403, 'The call would delete records of evio\'s own audit log, which is append-only', 'Query the audit log instead; to retire old audit records, an operator rotates the file (evio events rotate) and archives the rotated files.'),
+  AUDIT_WRITE_FAILED: def(1623, 500, 'A call that changed data could not be written to the audit log', 'The change itself happened; the message names the audit log and the system error. Fix the file or its folder (permissions, space) so later changes are recorded.'),
   // ---- 1700-1799 batch jobs
   JOB_SOURCE_UNREADABLE: def(1700, 400, 'The file to import cannot be opened or read', 'Check the path and its permissions; the message names the system error.'),
   IMPORT_UNKNOWN_FORMAT: def(1701, 400, 'Unknown import format', 'Use --from sudo-json or --from sudo-text.'),

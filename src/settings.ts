@@ -68,6 +68,10 @@ export interface Settings {
   maxBodyBytes: number;
   /** Answers one event store streams at once; more are refused with 1618 (0 = no bound). */
   maxReadersPerStore: number;
+  /** The service's request log: "stderr" (default), "off", or a file to append JSON lines to. */
+  requestLog: string;
+  /** evio's own append-only audit event log (flat file), or "off". */
+  auditlog: string;
   /** Where the settings came from, for messages; null = defaults only. */
   source: string | null;
 }
@@ -102,6 +106,8 @@ const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'recor
   maxConnections: 'number',
   maxBodyBytes: 'number',
   maxReadersPerStore: 'number',
+  requestLog: 'string',
+  auditlog: 'string',
 };
 
 function checkType(key: string, v: unknown, source: string): void {
@@ -157,6 +163,11 @@ function checkServiceBounds(s: Settings): void {
   if (s.headersTimeoutMs > s.requestTimeoutMs) {
     throw evioError('SETTINGS_INVALID', `"headersTimeoutMs" (${s.headersTimeoutMs}) must not exceed "requestTimeoutMs" (${s.requestTimeoutMs}): the headers are part of the request`);
   }
+}
+
+/** A setting that is a path or one of a few words ("stderr", "off"): only the path is resolved. */
+function keyword(v: string, words: readonly string[], p: (v: string) => string): string {
+  return words.includes(v) ? v : p(v);
 }
 
 export interface LoadOptions {
@@ -225,6 +236,8 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     maxConnections: (raw.maxConnections as number | undefined) ?? 512,
     maxBodyBytes: (raw.maxBodyBytes as number | undefined) ?? 64 * 1024,
     maxReadersPerStore: (raw.maxReadersPerStore as number | undefined) ?? 32,
+    requestLog: keyword((raw.requestLog as string | undefined) ?? 'stderr', ['stderr', 'off'], p),
+    auditlog: keyword((raw.auditlog as string | undefined) ?? resolve(home, 'audit.ndjson'), ['off'], p),
     source: file ? resolve(cwd, file) : null,
     ...opts.overrides,
   };
