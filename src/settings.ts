@@ -75,6 +75,10 @@ export interface Settings {
   metrics: MetricsAccess;
   /** On SIGTERM, how long calls in flight may take to finish before their connections are closed, ms. */
   shutdownTimeoutMs: number;
+  /** The service's request log: "stderr" (default), "off", or a file to append JSON lines to. */
+  requestLog: string;
+  /** evio's own append-only audit event log (flat file), or "off". */
+  auditlog: string;
   /** Where the settings came from, for messages; null = defaults only. */
   source: string | null;
 }
@@ -111,6 +115,8 @@ const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'recor
   maxReadersPerStore: 'number',
   metrics: 'string',
   shutdownTimeoutMs: 'number',
+  requestLog: 'string',
+  auditlog: 'string',
 };
 
 function checkType(key: string, v: unknown, source: string): void {
@@ -168,6 +174,11 @@ function checkServiceBounds(s: Settings): void {
   if (s.headersTimeoutMs > s.requestTimeoutMs) {
     throw evioError('SETTINGS_INVALID', `"headersTimeoutMs" (${s.headersTimeoutMs}) must not exceed "requestTimeoutMs" (${s.requestTimeoutMs}): the headers are part of the request`);
   }
+}
+
+/** A setting that is a path or one of a few words ("stderr", "off"): only the path is resolved. */
+function keyword(v: string, words: readonly string[], p: (v: string) => string): string {
+  return words.includes(v) ? v : p(v);
 }
 
 export interface LoadOptions {
@@ -238,6 +249,8 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     maxReadersPerStore: (raw.maxReadersPerStore as number | undefined) ?? 32,
     metrics: (raw.metrics as MetricsAccess | undefined) ?? 'loopback',
     shutdownTimeoutMs: (raw.shutdownTimeoutMs as number | undefined) ?? 10_000,
+    requestLog: keyword((raw.requestLog as string | undefined) ?? 'stderr', ['stderr', 'off'], p),
+    auditlog: keyword((raw.auditlog as string | undefined) ?? resolve(home, 'audit.ndjson'), ['off'], p),
     source: file ? resolve(cwd, file) : null,
     ...opts.overrides,
   };

@@ -18,6 +18,7 @@ import { formatParamsOf, openStore, parseStoreName } from '../eventlog/stores.js
 import { parseQueryDate } from '../eventlog/time.js';
 import { parseDuration } from '../common/units.js';
 import type { EventFilter, EventQuery, EventStore } from '../eventlog/types.js';
+import { refuseAuditLogChange } from './audit.js';
 import { removeIologsFromIndex } from './iolog.js';
 import { checkSession, measureTree, removeTree } from '../iolog/removal.js';
 import { jobLock, jobsDir, readJson, removeDurableScratch, removeFile, storeTag, writeJsonDurably } from '../common/job-files.js';
@@ -249,6 +250,7 @@ async function handleSession(roots: readonly string[], recnum: number, iolog: st
 export async function purgeEvents(engine: Engine, opts: PurgeOptions): Promise<PurgeReport> {
   // Parse before anything happens, so a bad filter never leaves a journal behind.
   parseEventDelete(opts.params, engine.settings.timezone);
+  refuseAuditLogChange(engine, opts.store);
   const jpath = journalPath(engine, opts.store);
   if (opts.dryRun) {
     const pending = await readJson<Journal>(jpath);

@@ -10,6 +10,7 @@ import { shapeEvent, shapeLegacyEvent, type ReturnedEvent } from '../eventlog/sh
 import { copyStore, type CopyProgress } from '../eventlog/copy.js';
 import { NO_LIMIT, newPageEnd, PageCut, type PageEnd } from '../eventlog/paging.js';
 import { formatParamsOf, openRequestStore, openStore, parseStoreName, type StoreSpec } from '../eventlog/stores.js';
+import { refuseAuditLogChange } from './audit.js';
 import type { AppendResult, DeleteResult, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats } from '../eventlog/types.js';
 
 export type { CopyProgress } from '../eventlog/copy.js';
@@ -106,6 +107,7 @@ export async function deleteEvents(engine: Engine, params: Params, opts: CallOpt
   const chosen = chooseStore(engine, params, opts);
   const { store: ref, filter } = parseEventDelete(chosen.params, engine.settings.timezone);
   const store = chosen.spec ? await openStore(engine, chosen.spec) : await openRequestStore(engine, ref);
+  refuseAuditLogChange(engine, store);
   const res = await store.delete(filter, opts.signal ? { signal: opts.signal } : {});
   return { ...res, store: store.name };
 }

@@ -17,7 +17,7 @@ export async function jsonArrayResponse<T>(
 ): Promise<ApiResponse> {
   const it = items[Symbol.asyncIterator]();
   const first = await it.next(); // throws up front: the caller answers an error status
-  const outcome = { status: 0 };
+  const outcome = { status: 0, items: 0 };
   async function* chunks(): AsyncGenerator<string> {
     let buf = '{';
     for (const [k, v] of Object.entries(head)) buf += `${JSON.stringify(k)}:${JSON.stringify(v)},`;
@@ -28,6 +28,7 @@ export async function jsonArrayResponse<T>(
       let r = first;
       while (!r.done) {
         buf += (n++ ? ',' : '') + JSON.stringify(r.value);
+        outcome.items = n;
         if (buf.length >= CHUNK_BYTES) {
           yield buf;
           buf = '';
@@ -46,7 +47,7 @@ export async function jsonArrayResponse<T>(
     for (const [k, v] of Object.entries(end)) buf += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
     yield `${buf}}`;
   }
-  return { kind: 'json-stream', http: 200, chunks: chunks(), status: () => outcome.status };
+  return { kind: 'json-stream', http: 200, chunks: chunks(), status: () => outcome.status, items: () => outcome.items };
 }
 
 export function jsonOk(body: Record<string, unknown>): ApiResponse {

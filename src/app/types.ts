@@ -36,6 +36,8 @@ export interface JsonStreamResponse {
   chunks: AsyncIterable<string>;
   /** The answer's final status (0, or the code of a failure after the first piece), once `chunks` is exhausted. */
   status(): number;
+  /** Items of the array streamed so far (the request log's row count). */
+  items(): number;
 }
 
 /** A binary attachment (I/O log file or tar of a session). */

@@ -4,6 +4,7 @@ import { importEvents, type ImportReport } from '../app/events-import.js';
 import { formatBytes } from '../common/units.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliIo } from './io.js';
+import { noteOutcome } from './audit.js';
 
 export const IMPORT_HELP = `Usage: evio events import --from sudo-json|sudo-text FILE [--to STORE] [options]
 
@@ -75,6 +76,7 @@ export async function runEventsImport(argv: string[], io: CliIo): Promise<number
   });
   progressDone(io);
   const damaged = report.stop && !report.stop.truncated ? evioError('IMPORT_STOPPED', `stopped at byte ${report.stop.offset} (line ${report.stop.line}) of ${report.source}: ${report.stop.reason}`) : null;
+  noteOutcome(io, `imported ${report.importedTotal} records from ${report.source} into ${report.store}`, { store: report.store, imported: report.importedTotal });
   io.out.write(`${JSON.stringify({ status: damaged?.code ?? 0, ...report })}\n`);
   io.err.write(`${summary(report)}\n`);
   if (damaged) throw damaged;

@@ -7,6 +7,7 @@ import { formatBytes } from '../common/units.js';
 import { restFlags } from './rest-flags.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliIo } from './io.js';
+import { noteOutcome } from './audit.js';
 
 export const PURGE_HELP = `Usage: evio events purge STORE [--PARAM VALUE ...] [--older-than AGE] [--iologs] [--dry-run] [--yes]
 
@@ -89,11 +90,13 @@ export async function runEventsPurge(argv: string[], io: CliIo): Promise<number>
     io.err.write(`${purgeSummary(plan)}\n`);
     if (!(await confirm(io, 'Proceed? [y/N] '))) {
       io.err.write('nothing was deleted\n');
+      noteOutcome(io, 'not confirmed: nothing was deleted');
       return 1;
     }
   }
   const report = await purgeEvents(engine, base);
   progressDone(io);
+  noteOutcome(io, purgeSummary(report), { store: report.store, deleted: report.recordsKept ? 0 : report.records, sessions: report.sessions });
   io.out.write(`${JSON.stringify({ status: 0, ...report })}\n`);
   io.err.write(`${purgeSummary(report)}\n`);
   return 0;

@@ -9,6 +9,7 @@ import { parseFlags, strFlag, wantsHelp } from './flags.js';
 import { restFlags } from './rest-flags.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
 import { cutNotice, nextPageCommand } from './next-page.js';
+import { noteOutcome } from './audit.js';
 
 const HELP = `Usage: evio events SUBCOMMAND ...
 
@@ -145,6 +146,7 @@ export const eventsCommand: CliCommand = {
         const [name, file] = f.positionals;
         if (!name) throw usageError('events append needs a STORE');
         const res = await appendEvents(engine, name, readNdjson(io, file), { signal: io.signal });
+        noteOutcome(io, `appended ${res.count} records to ${res.store}`, { store: res.store, appended: res.count });
         io.err.write(`appended ${res.count} records${res.first !== null ? ` (recnum ${res.first}-${res.last})` : ''}${res.skipped ? `, ${res.skipped} already present` : ''}\n`);
         return 0;
       }
@@ -161,6 +163,7 @@ export const eventsCommand: CliCommand = {
           onProgress: (q) => progress(io, `copied ${q.written} of ${q.read} read (${q.skipped} already present)`),
         });
         progressDone(io);
+        noteOutcome(io, `copied ${p.written} records from ${p.from} to ${p.to}`, { store: p.to, copied: p.written });
         io.err.write(`copied ${p.written} records from ${p.from} to ${p.to} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${p.skipped} were already present\n`);
         return 0;
       }
@@ -169,6 +172,7 @@ export const eventsCommand: CliCommand = {
         const name = f.positionals[0];
         if (!name) throw usageError('events delete needs a STORE');
         const res = await deleteEvents(engine, f.flags, { signal: io.signal, store: name });
+        noteOutcome(io, `deleted ${res.deleted} records from ${res.store}`, { store: res.store, deleted: res.deleted });
         io.out.write(`${JSON.stringify({ status: 0, deleted: res.deleted })}\n`);
         return 0;
       }

@@ -5,6 +5,7 @@ import { evioError } from '../errors.js';
 import { checkAppid, DEFAULT_RATE_LIMIT, findApp, newKey, parseRoutePattern, readKeystoreOrEmpty, writeKeystore, type AppEntry } from '../keystore.js';
 import { parseFlags, strFlag, wantsHelp, type ParsedFlags } from './flags.js';
 import { usageError, type CliCommand, type CliIo } from './io.js';
+import { noteOutcome } from './audit.js';
 
 const HELP = `Usage: evio keys add APPID [--route 'METHOD /path']... [--read-only] [--rate-limit N] [--legacy-md5]
        evio keys list [--show-key] [--json]
@@ -77,6 +78,7 @@ export const keysCommand: CliCommand = {
         if (rate !== undefined) app.rateLimit = Number(rate);
         ks.apps[appid] = app;
         writeKeystore(path, ks);
+        noteOutcome(io, `added app ${appid}`, { keystore: path, appid });
         io.err.write(`added app ${appid} to ${path}; its key is shown once:\n`);
         io.out.write(`${key}\n`);
         return 0;
@@ -100,6 +102,7 @@ export const keysCommand: CliCommand = {
         if (!findApp(ks, appid)) throw evioError('KEYSTORE_UNKNOWN_APP', `keystore ${path} has no app "${appid}"`);
         delete ks.apps[appid];
         writeKeystore(path, ks);
+        noteOutcome(io, `removed app ${appid}`, { keystore: path, appid });
         io.err.write(`removed app ${appid} from ${path}\n`);
         return 0;
       }
@@ -111,6 +114,7 @@ export const keysCommand: CliCommand = {
         app.key = newKey();
         app.created = new Date().toISOString();
         writeKeystore(path, ks);
+        noteOutcome(io, `rotated the key of app ${appid}`, { keystore: path, appid });
         io.err.write(`new key for app ${appid} in ${path}; the old key no longer works; the new one is shown once:\n`);
         io.out.write(`${app.key}\n`);
         return 0;

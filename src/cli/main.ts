@@ -3,6 +3,7 @@
 import { toEvioError } from '../errors.js';
 import { makeIo, type CliCommand } from './io.js';
 import { commands } from './commands.js';
+import { runAudited } from './audit.js';
 
 const HELP = `evio - audit-trail engine: sudo event logs and I/O logs
 
@@ -51,7 +52,7 @@ export async function main(argv: string[]): Promise<number> {
   process.once('SIGTERM', stop);
   const io = makeIo(config, ac.signal);
   try {
-    return await cmd.run(args, io);
+    return await runAudited(name, args, io, () => cmd.run(args, io));
   } catch (err) {
     const e = toEvioError(err);
     process.stderr.write(`evio: ${e.message}\n`);

@@ -22,6 +22,7 @@ import { registerOps, type Ops } from './ops-routes.js';
 import { guardStall } from './stall-guard.js';
 import { iterableBody } from './stream-body.js';
 import { checkListenPolicy, loadTls } from './transport.js';
+import { answered, installRequestLog, requestLogOptions } from './request-log.js';
 
 /** For `evio serve`: the transport policy, checked before the data folder is prepared. */
 export { checkListenPolicy } from './transport.js';
@@ -154,7 +155,7 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
       node = createNodeServer(settings, tls, handler);
       return node.server;
     },
-    logger: false,
+    ...requestLogOptions(settings),
     bodyLimit,
     exposeHeadRoutes: false,
     // Closing aborts streams in flight: their queries stop through the abort signal.
@@ -170,6 +171,8 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
       void (reply as unknown as FastifyReply).code(e.http).send(e.toBody());
     },
   }) as unknown as FastifyInstance;
+
+  installRequestLog(app, settings);
 
   // Bodies are JSON only; the raw bytes are kept for the signature check.
   app.removeAllContentTypeParsers();
@@ -261,6 +264,8 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
     const rawPath = q < 0 ? rawUrl : rawUrl.slice(0, q);
     const search = new URLSearchParams(q < 0 ? '' : rawUrl.slice(q + 1));
     const remote = request.ip;
+    const started = Date.now() / 1000;
+    let appid: string | null = null; // set once the call is authorized (the audit record's A or R)
     let res: ApiResponse;
     try {
       checkQueryBounds(search);
@@ -272,6 +277,7 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
         throw evioError('HTTP_RATE_LIMITED', `appid ${who.appid} made more than ${rate.limit} calls per minute; retry in ${rate.retryAfter} s`);
       }
       auth.authorize(who, route);
+      appid = who.appid;
       const invalid = request.validationError as { validation?: SchemaFailure[] } | undefined;
       if (invalid) throw queryRefusal(route, invalid.validation ?? [], request.query);
       res = await route.handler({ method: route.method, path: apiPath, query: queryFromSearch(search), body: request.body, signal: ac.signal, remote }, engine);
@@ -281,6 +287,7 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
       if (e.errorName === 'STORE_READERS_BUSY') reply.header('retry-after', 1);
       res = errorResponse(e);
     }
+    await answered(engine, request, { route, apiPath, search, appid, started }, res, log);
     const stalledMs = settings.stalledResponseTimeoutMs;
     return sendResponse(reply, res, stalledMs, () => {
       const e = evioError('HTTP_RESPONSE_STALLED', `${route.method} ${apiPath} from ${remote}: the client read nothing for ${stalledMs} ms; the connection was closed`);

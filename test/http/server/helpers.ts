@@ -37,7 +37,7 @@ export interface TestHome {
 /** A temp data folder (real path: stores are keyed by resolved paths) with the test keystore. */
 export function makeHome(overrides: Partial<Settings> = {}, apps: Record<string, AppEntry> = APPS): TestHome {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'evio-srv-')));
-  const settings = loadSettings({ env: { EVIO_HOME: dir }, overrides: { host: '127.0.0.1', port: 0, ...overrides } });
+  const settings = loadSettings({ env: { EVIO_HOME: dir }, overrides: { host: '127.0.0.1', port: 0, requestLog: 'off', ...overrides } });
   writeKeystore(settings.keystore, { apps });
   const engine = new Engine(settings);
   return {

@@ -1,0 +1,132 @@
+// evio's own audit trail: every call that changes data (REST deletes and purges, the CLI's
+// event and key changes) is appended to an event log in evio's own flat-file format, so the
+// same engine answers "who deleted what, when, from where":
+//   evio events query ff:<home>/audit.ndjson --runcommand 'DELETE*'
+// An authorized call is an accept record (A) with a finish record (F) carrying the outcome, so a
+// default query shows the outcome merged into the accept; a refused call is one reject record (R).
+// The log is append-only through evio: deletes and purges of it are refused (1622).
+import { randomUUID } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Engine } from '../engine.js';
+import { evioError, toEvioError } from '../errors.js';
+import { realOrNull } from '../paths.js';
+import { openStore } from '../eventlog/stores.js';
+import type { EventStore, NewEvent } from '../eventlog/types.js';
+import type { QueryParams } from './types.js';
+
+/** Parameters that carry secrets: never written to a log. */
+const SECRET_PARAMS = new Set(['hmac', 'key']);
+
+export function isSecretParam(name: string): boolean {
+  return SECRET_PARAMS.has(name.toLowerCase());
+}
+
+/** The call's parameters as `name=value` words, in the order sent, without secrets. */
+export function auditArgv(params: Iterable<[string, string]>): string[] {
+  const out: string[] = [];
+  for (const [k, v] of params) if (!isSecretParam(k)) out.push(`${k}=${v}`);
+  return out;
+}
+
+/** A parameter record without its secrets (for the request log). */
+export function withoutSecrets(query: QueryParams): QueryParams {
+  const out: QueryParams = {};
+  for (const k of Object.keys(query)) if (!isSecretParam(k)) out[k] = query[k];
+  return out;
+}
+
+export interface AuditEntry {
+  /** Authorized and run (A + F), or refused before it ran (R). */
+  accepted: boolean;
+  /** Who asked: the appid, or the OS user of a CLI call. */
+  user: string;
+  /** From where: the client address, or this host for a CLI call. */
+  from: string;
+  /** e.g. `DELETE /REST/v2.0/events`, `evio events purge`. */
+  command: string;
+  argv: string[];
+  /** The outcome in words: `deleted 12 records`, or the error text. */
+  outcome: string;
+  /** 0, or the registry code of the failure. */
+  status: number;
+  /** Unix seconds the call started. */
+  started: number;
+  /** Extra keys kept with the records (requestid, deleted, store ...). */
+  extra?: Record<string, unknown>;
+}
+
+const HOST = hostname();
+
+/** The OS user and host of a CLI call. */
+export function cliActor(): { user: string; from: string } {
+  let user: string;
+  try {
+    user = userInfo().username;
+  } catch {
+    user = process.env.USER ?? String(process.getuid?.() ?? 'unknown');
+  }
+  return { user, from: HOST };
+}
+
+/** The records one audited call is written as. */
+export function auditRecords(e: AuditEntry, now = Date.now() / 1000): NewEvent[] {
+  const common = {
+    uniqueid: randomUUID(),
+    submituser: e.user,
+    submithost: e.from,
+    runuser: 'evio',
+    runhost: HOST,
+    runcommand: e.command,
+    runargv: e.argv,
+    ...e.extra,
+  };
+  if (!e.accepted) return [{ ...common, etype: 'R', time: e.started, reason: e.outcome, exitstatus: e.outcome, exitcode: e.status }];
+  return [
+    { ...common, etype: 'A', time: e.started },
+    { ...common, etype: 'F', time: now, exitstatus: e.outcome, exitcode: e.status },
+  ];
+}
+
+/**
+ * The audit log's store, or null when there is none to write: "off", or a CLI command run where
+ * the data folder was never set up (its folder does not exist; `evio serve` always creates it).
+ * A folder is never created for it: a `keys --keystore` call elsewhere leaves no stray folder.
+ */
+function auditStore(engine: Engine): Promise<EventStore> | null {
+  const path = engine.settings.auditlog;
+  if (path === 'off' || !existsSync(dirname(path))) return null;
+  return openStore(engine, { kind: 'ff', path });
+}
+
+/**
+ * Appends one call to the audit log (nothing when auditlog is "off"). Throws AUDIT_WRITE_FAILED:
+ * the change happened, and the caller must say that it went unrecorded.
+ */
+export async function recordAudit(engine: Engine, e: AuditEntry): Promise<void> {
+  const opening = auditStore(engine);
+  if (!opening) return;
+  try {
+    const store = await opening;
+    await store.append(auditRecords(e));
+  } catch (err) {
+    throw evioError('AUDIT_WRITE_FAILED', `the audit log ${engine.settings.auditlog} could not record ${e.command} by ${e.user} from ${e.from}: ${toEvioError(err).message}`, err);
+  }
+}
+
+/** Whether a path is the audit log (both resolved, symlinks included). */
+export function isAuditLog(engine: Engine, path: string): boolean {
+  const audit = engine.settings.auditlog;
+  if (audit === 'off') return false;
+  const real = (p: string) => realOrNull(p) ?? resolve(p);
+  return real(path) === real(audit);
+}
+
+/** Refuses a delete or purge of the audit log (1622): it is append-only through evio. */
+export function refuseAuditLogChange(engine: Engine, store: EventStore): void {
+  const path = (store as { path?: unknown }).path;
+  if (store.kind === 'ff' && typeof path === 'string' && isAuditLog(engine, path)) {
+    throw evioError('AUDIT_LOG_APPEND_ONLY', `${engine.settings.auditlog} is evio's audit log: it is append-only, and no delete or purge may change it (rotate it with evio events rotate to retire old records)`);
+  }
+}
