@@ -87,7 +87,7 @@ const SUBS: Record<string, Sub> = {
   },
   list: {
     usage: 'evio iolog list [--path GLOB] [--from DATE] [--to DATE] [--submituser W] [--submithost W] [--runuser W] [--runhost W] [--runcmd W] [--start N] [--len N] [--refresh 0|1]',
-    help: 'Prints the cached list of sessions {result:[...]}, updating the index first when it is older than 60 s.',
+    help: 'Prints the cached list of sessions {result:[...]}, updating the index first unless it is current (no session directory added or removed since its last update).',
     flags: ['path', 'from', 'to', 'submituser', 'submithost', 'runuser', 'runhost', 'runcmd', 'start', 'len', 'refresh'],
     positionals: [],
     async run(a, io) {

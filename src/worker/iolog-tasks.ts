@@ -3,6 +3,7 @@
 // heavy work (decoding, text extraction, regex, SQLite) and answers an Outcome.
 import { isEvioError, toEvioError } from '../errors.js';
 import { buildChunk } from '../iolog/chunk.js';
+import { indexIsCurrent } from '../iolog/index-freshness.js';
 import { updateIndex } from '../iolog/index-update.js';
 import { queryIndex } from '../iolog/list-query.js';
 import { replaySessionRange } from '../iolog/replay.js';
@@ -71,6 +72,8 @@ export const searchSessions: Task<'searchSessions'> = (t) =>
   });
 
 export const indexUpdate: Task<'indexUpdate'> = (t) => capture(() => updateIndex(t.roots, t.indexFile, { rebuild: t.rebuild }));
+
+export const indexCurrent: Task<'indexCurrent'> = (t) => capture(async () => indexIsCurrent(t.roots, t.indexFile));
 
 export const listQuery: Task<'listQuery'> = (t) => capture(async () => queryIndex(t.indexFile, t.query));
 

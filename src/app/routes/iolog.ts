@@ -115,7 +115,7 @@ export const iologRoutes: Route[] = [
       runcmd: textParam('wildcard on the command line'),
       start: number('records to skip (default 0)'),
       len: number('records to return (default 1000, at most 10000)'),
-      refresh: ioFlag('1 updates the index first; 0 never; default: when older than 60 s'),
+      refresh: ioFlag('1 updates the index first; 0 never; default: unless it is current'),
     },
     async handler(req, engine) {
       const rows = await iologList(engine, req.query, req.signal);
