@@ -145,7 +145,7 @@ export const ERRORS = {
   IMPORT_UNKNOWN_FORMAT: def(1701, 400, 'Unknown import format', 'Use --from sudo-json or --from sudo-text.'),
   IMPORT_NOT_RECOGNISED: def(1702, 422, 'The file does not look like a sudo event log of the format given', 'Check --from: sudo-json reads the pretty and compact JSON framings and @cee: syslog lines, sudo-text the classic text log (file or syslog).'),
   IMPORT_STOPPED: def(1703, 422, 'The import stopped at data that cannot be parsed before the end of the file; every whole event before it was imported', 'The message names the byte offset and line: repair or cut the file there and import again (a re-import adds only what is missing).'),
-  EXPORT_UNKNOWN_FORMAT: def(1704, 400, 'Unknown export format', 'Use --format ndjson, csv or json.'),
+  EXPORT_UNKNOWN_FORMAT: def(1704, 400, 'Unknown export format', 'Use --format ndjson, csv, json, ecs, ocsf or cef.'),
   EXPORT_OUTPUT: def(1705, 500, 'The export output file cannot be written', 'Check the folder, its permissions and free space; the message names the system error.'),
   PURGE_NOT_CONFIRMED: def(1706, 409, 'A purge was neither confirmed on a terminal nor given --yes', 'Run it with --dry-run to see what would go, then again with --yes.'),
   JOB_BAD_DURATION: def(1707, 400, 'An age such as --older-than is not a duration', 'Give a whole number with a unit: 90d, 12h, 30m, 2w, 3600s.'),

@@ -83,6 +83,19 @@ export async function run(ctx) {
     status: 'no goal',
     rss: fmtRss(cli.rssKB),
   });
+  // The default list (no refresh flag): a new process checks the stored directory mtimes and,
+  // the index being current, skips the walk (src/iolog/index-freshness.ts).
+  const fresh = await timeProcess(evioArgv(['--config', config, 'iolog', 'list', '--submituser', filter.submituser, '--runuser', filter.runuser, '--len', '10000']), { runs, warmup: ctx.warmup });
+  section.rows.push({
+    what: 'filtered list, whole `evio iolog list` process, default refresh (freshness check, current index)',
+    evio: fmtTiming(fresh, runs),
+    peerName: peerList ? 'sudoreplay -l user alice runas root' : '–',
+    peer: peerList ? fmtTiming(peerList, runs) : '–',
+    ratio: peerList ? fmtRatio(fresh.median, peerList.median) : '–',
+    goal: 'report (no goal)',
+    status: 'no goal',
+    rss: fmtRss(fresh.rssKB),
+  });
   if (list.p50 > 10) {
     section.notes.push(
       '**Where the list query\'s time goes.** `iologList` (src/app/iolog.ts) sends the query to the worker pool (`listQuery` task): the worker opens the SQLite index, runs the query and returns up to 1000 rows, which are copied back to the main thread (structured clone). The SQL itself is an indexed lookup; the thread hop and the copy of 1000 objects, plus any other load on the 2 cores, make the rest. See the profile.',

@@ -14,7 +14,7 @@ import type { ChunkResult } from '../iolog/chunk.js';
 import { openDownload, type Download } from '../iolog/download.js';
 import { removeSessionsFromIndex, type CachedRecord } from '../iolog/index-db.js';
 import type { IndexStats } from '../iolog/index-update.js';
-import { CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN, DETAIL_LINES_TOTAL, INDEX_MAX_AGE_MS, REGEX_BUDGET_MS_PER_SESSION, SEARCH_MAX_SESSIONS, SEARCH_SESSIONS_PER_TASK } from '../iolog/limits.js';
+import { CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN, DETAIL_LINES_TOTAL, REGEX_BUDGET_MS_PER_SESSION, SEARCH_MAX_SESSIONS, SEARCH_SESSIONS_PER_TASK } from '../iolog/limits.js';
 import { parseListParams } from '../iolog/list-query.js';
 import { ordered } from '../iolog/ordered-tasks.js';
 import type { DirListing } from '../iolog/listing.js';
@@ -144,10 +144,9 @@ export async function* matchingPaths(run: SearchRun, answer: SearchAnswer): Asyn
   }
 }
 
-/** Serialises index updates of one engine and remembers when the last one ran. */
+/** Serialises index updates of one engine. */
 class IndexGuard {
   running: Promise<IndexStats> | null = null;
-  lastUpdated = 0;
   async close(): Promise<void> {
     await this.running?.catch(() => undefined);
   }
@@ -161,22 +160,25 @@ export async function iologIndex(engine: Engine, opts: { rebuild?: boolean } = {
   const p = pool.run('indexUpdate', { roots: roots(engine), indexFile: engine.settings.iologcache, rebuild: opts.rebuild ?? false }, signal);
   guard.running = p;
   try {
-    const stats = await p;
-    guard.lastUpdated = stats.updatedAt;
-    return stats;
+    return await p;
   } finally {
     if (guard.running === p) guard.running = null;
   }
 }
 
-/** Brings the index up to date when this engine has not updated it for INDEX_MAX_AGE_MS. */
+/**
+ * Brings the index up to date unless it is current: the directories above the sessions are
+ * unchanged since the last update (a stat each, no walk; see iolog/index-freshness.ts), so a
+ * session created or removed since is listed (or gone) at the next call. `force` walks anyway.
+ */
 async function freshIndex(engine: Engine, force: boolean, signal?: AbortSignal): Promise<void> {
   const guard = await engine.resource('iolog:index', () => new IndexGuard());
   if (guard.running && !force) {
     await guard.running.catch(() => undefined);
     return;
   }
-  if (!force && Date.now() - guard.lastUpdated < INDEX_MAX_AGE_MS) return;
+  const pool = await iologPool(engine);
+  if (!force && (await pool.run('indexCurrent', { roots: roots(engine), indexFile: engine.settings.iologcache }, signal))) return;
   await iologIndex(engine, {}, signal);
 }
 
@@ -184,8 +186,8 @@ async function freshIndex(engine: Engine, force: boolean, signal?: AbortSignal):
 export type ListedSession = CachedRecord & { createtime_iso: string };
 
 /**
- * GET /REST/iolog/list : the cached list. The index is brought up to date first when this
- * engine last did so more than INDEX_MAX_AGE_MS ago (refresh=1 forces it, refresh=0 skips it).
+ * GET /REST/iolog/list : the cached list, brought up to date first unless it is current
+ * (refresh=1 forces a full update, refresh=0 skips the check).
  */
 export async function iologList(engine: Engine, params: Params, signal?: AbortSignal): Promise<ListedSession[]> {
   return (await iologListPage(engine, params, signal)).result;

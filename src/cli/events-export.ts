@@ -7,7 +7,7 @@ import { parseFlags, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliIo } from './io.js';
 import { cutNotice, nextPageCommand } from './next-page.js';
 
-export const EXPORT_HELP = `Usage: evio events export STORE [--PARAM VALUE ...] [--format ndjson|csv|json] [--out FILE]
+export const EXPORT_HELP = `Usage: evio events export STORE [--PARAM VALUE ...] [--format ndjson|csv|json|ecs|ocsf|cef] [--out FILE]
 
 Writes every record the filters match (the parameters of the REST query: --from, --to,
 --submituser, --etype, --dump 1, --verbose 1, ...). No limit applies unless --limit is given;

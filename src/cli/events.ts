@@ -18,7 +18,7 @@ const HELP = `Usage: evio events SUBCOMMAND ...
   copy   --from STORE --to STORE     copy every record, preserving recnum, uniqueid and finish links
   delete STORE [--PARAM VALUE ...]   delete matching records (filters as in the REST call; --all 1 for all)
   import --from sudo-json|sudo-text FILE [--to STORE]   import a sudo event log (idempotent)
-  export STORE [--PARAM VALUE ...] [--format ndjson|csv|json] [--out FILE]   export matching records
+  export STORE [--PARAM VALUE ...] [--format ndjson|csv|json|ecs|ocsf|cef] [--out FILE]   export matching records
   purge  STORE [--PARAM VALUE ...] [--older-than 90d] [--iologs] [--dry-run] [--yes]   delete records and their I/O logs
   rotate [FILE] [--max-size 1G]      rotate a flat-file event log (recnums continue)
   (each has --help)

@@ -91,7 +91,7 @@ const SUBS: Record<string, Sub> = {
   list: {
     usage: 'evio iolog list [--path GLOB] [--from TIME] [--to TIME] [--submituser W] [--submithost W] [--runuser W] [--runhost W] [--runcmd W] [--runargv W] [--cwd W] [--tty W] [--match all|any] [--start N] [--len N] [--refresh 0|1]',
     help:
-      'Prints the cached list of sessions {result:[...]}, updating the index first when it is older than 60 s.\n' +
+      'Prints the cached list of sessions {result:[...]}, updating the index first unless it is current (no session directory added or removed since its last update).\n' +
       'A wildcard flag given more than once matches any of its values (--runuser root --runuser admin);\n' +
       '--match any lists sessions matching any one filter instead of all. TIME: a date, Unix seconds, now, today, yesterday, -7d, -2h, -30m.\n' +
       'When --len cuts the list, the answer ends with "more":true,"next":{"start":N}: run again with --start N.',

@@ -1,6 +1,7 @@
 // The cached list: an SQLite index (better-sqlite3, WAL) of every session under the I/O log
 // roots, one row per session with the fields of DESIGN §4 plus what the incremental update
-// needs (the root it was found under and a signature of its timing and info files).
+// needs (the root it was found under and a signature of its timing and info files), and the
+// mtimes of the directories above the sessions (index-freshness.ts).
 // Writers are the `index` task and removeSessionsFromIndex; readers are the list queries.
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
@@ -55,6 +56,7 @@ CREATE INDEX IF NOT EXISTS sessions_submituser ON sessions (submituser);
 CREATE INDEX IF NOT EXISTS sessions_runuser ON sessions (runuser);
 CREATE INDEX IF NOT EXISTS sessions_submithost ON sessions (submithost);
 CREATE INDEX IF NOT EXISTS sessions_runhost ON sessions (runhost);
+CREATE TABLE IF NOT EXISTS dirs (path TEXT PRIMARY KEY, mtime TEXT NOT NULL);
 `;
 
 /** The schema version an index file records; null when it records none. */

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { lstat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { lastUpdate, openIndex, type IndexDb } from './index-db.js';
+import { DirSignatures } from './index-freshness.js';
 import { readSmallFile, type SessionInfo } from './log-info.js';
 import { openSessionOfKind } from './locate.js';
 import { checkAborted } from './session.js';
@@ -109,7 +110,8 @@ const BATCH = 500;
 export async function updateIndex(roots: readonly string[], indexFile: string, opts: { rebuild?: boolean; signal?: AbortSignal } = {}): Promise<IndexStats> {
   const db: IndexDb = openIndex(indexFile, 'write');
   try {
-    if (opts.rebuild) db.exec('DELETE FROM sessions');
+    // A rebuild cut short must not look current: the directory signatures go with the rows.
+    if (opts.rebuild) db.exec("DELETE FROM sessions; DELETE FROM dirs; DELETE FROM meta WHERE key IN ('walk_roots', 'walk_started')");
     const known = new Map<string, string>();
     for (const r of db.prepare('SELECT logpath, sig FROM sessions').iterate() as Iterable<{ logpath: string; sig: string }>) known.set(r.logpath, r.sig);
     const upsert = db.prepare(
@@ -122,8 +124,9 @@ export async function updateIndex(roots: readonly string[], indexFile: string, o
     const loghost = hostname();
     const stats: IndexStats = { total: 0, added: 0, updated: 0, removed: 0, unchanged: 0, updatedAt: Date.now() };
     const seen = new Set<string>();
+    const dirs = new DirSignatures();
     let batch: Row[] = [];
-    for await (const s of allSessions(roots, opts.signal)) {
+    for await (const s of allSessions(roots, opts.signal, dirs.visit)) {
       if (seen.has(s.path)) continue; // roots that nest
       seen.add(s.path);
       stats.total++;
@@ -149,6 +152,7 @@ export async function updateIndex(roots: readonly string[], indexFile: string, o
       for (const p of gone) del.run(p);
     })();
     stats.removed = gone.length;
+    dirs.save(db, roots);
     db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('updated', ?)").run(String(stats.updatedAt));
     return stats;
   } finally {

@@ -57,5 +57,3 @@ export const LIST_DIR_MAX_ENTRIES = 100_000;
 /** Cached list paging. */
 export const LIST_DEFAULT_LEN = 1000;
 export const LIST_MAX_LEN = 10_000;
-/** The cached list refreshes the index first when its last update is older than this. */
-export const INDEX_MAX_AGE_MS = 60_000;

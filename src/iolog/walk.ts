@@ -38,12 +38,21 @@ export function realRoots(roots: readonly string[]): string[] {
   return out;
 }
 
+/**
+ * Called with every directory the walk reads, before it reads it; `isSession` is known only
+ * afterwards, so the callback returns a function the walk calls once it knows.
+ */
+export type DirVisitor = (dir: string) => Promise<((isSession: boolean) => void) | void>;
+
 /** Sessions at or under `dir`, depth first in name order. */
-export async function* walkSessions(dir: string, root: string, signal?: AbortSignal, depth = 0): AsyncGenerator<FoundSession> {
+export async function* walkSessions(dir: string, root: string, signal?: AbortSignal, depth = 0, visit?: DirVisitor): AsyncGenerator<FoundSession> {
   checkAborted(signal);
+  const visited = visit ? await visit(dir) : undefined;
   const entries = await readDirents(dir);
   const files = new Set(entries.filter((e) => e.isFile()).map((e) => e.name));
-  if (files.has('timing') && (files.has('log.json') || files.has('log'))) {
+  const isSession = files.has('timing') && (files.has('log.json') || files.has('log'));
+  if (visited) visited(isSession);
+  if (isSession) {
     yield { kind: 'sudo', path: dir, root };
     return;
   }
@@ -51,14 +60,14 @@ export async function* walkSessions(dir: string, root: string, signal?: AbortSig
   entries.sort(byName);
   for (const e of entries) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) yield* walkSessions(p, root, signal, depth + 1);
+    if (e.isDirectory()) yield* walkSessions(p, root, signal, depth + 1, visit);
     else if (e.isFile() && isCastName(e.name)) yield { kind: 'asciicast', path: p, root };
   }
 }
 
-/** Every session under every root. */
-export async function* allSessions(roots: readonly string[], signal?: AbortSignal): AsyncGenerator<FoundSession> {
-  for (const root of realRoots(roots)) yield* walkSessions(root, root, signal);
+/** Every session under every root; `visit` sees every directory read (see DirVisitor). */
+export async function* allSessions(roots: readonly string[], signal?: AbortSignal, visit?: DirVisitor): AsyncGenerator<FoundSession> {
+  for (const root of realRoots(roots)) yield* walkSessions(root, root, signal, 0, visit);
 }
 
 const MAGIC = /[*?[\]{}()!+@]/;

@@ -20,6 +20,7 @@ export interface IologTasks {
   /** `budget`: the search request's regex time, shared by all its tasks (absent: per batch only). */
   searchSessions: { in: { sessions: Array<{ kind: SessionKind; path: string }>; streams: StreamName[]; regex: string; detail: boolean; budget?: RegexBudgetShare }; out: SessionSearchResult[] };
   indexUpdate: { in: { roots: string[]; indexFile: string; rebuild: boolean }; out: IndexStats };
+  indexCurrent: { in: { roots: string[]; indexFile: string }; out: boolean };
   listQuery: { in: { indexFile: string; query: ListQuery }; out: CachedRecord[] };
   replay: { in: ReplayRequest & { roots: string[] }; out: ReplayResult };
   screen: { in: ScreenRequest & { roots: string[] }; out: ScreenResult };

@@ -4,6 +4,7 @@
 import { isEvioError, toEvioError } from '../errors.js';
 import { buildChunk } from '../iolog/chunk.js';
 import { countIndexedSessions } from '../iolog/index-db.js';
+import { indexIsCurrent } from '../iolog/index-freshness.js';
 import { updateIndex } from '../iolog/index-update.js';
 import { queryIndex } from '../iolog/list-query.js';
 import { replaySessionRange } from '../iolog/replay.js';
@@ -72,6 +73,8 @@ export const searchSessions: Task<'searchSessions'> = (t) =>
   });
 
 export const indexUpdate: Task<'indexUpdate'> = (t) => capture(() => updateIndex(t.roots, t.indexFile, { rebuild: t.rebuild }));
+
+export const indexCurrent: Task<'indexCurrent'> = (t) => capture(async () => indexIsCurrent(t.roots, t.indexFile));
 
 export const listQuery: Task<'listQuery'> = (t) => capture(async () => queryIndex(t.indexFile, t.query));
 

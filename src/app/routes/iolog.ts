@@ -53,7 +53,7 @@ export const IOLOG_LIST_PARAMS: Record<string, ParamSpec> = {
   match: enumParam('all: every filter must match (default); any: one filter is enough (from-to is one filter)', ['all', 'any'], 'IOLOG_BAD_MATCH', { anyCase: true, allowEmpty: true, default: 'all' }),
   start: number('records to skip (default 0)'),
   len: number('records to return (default 1000, at most 10000); a page it cuts ends with more=true and next={start}'),
-  refresh: ioFlag('1 updates the index first; 0 never; default: when older than 60 s'),
+  refresh: ioFlag('1 updates the index first; 0 never; default: unless it is current'),
 };
 
 /** The list parameters that may be repeated (the wildcards): the CLI's repeatable flags. */

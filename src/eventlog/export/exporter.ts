@@ -32,6 +32,7 @@ export interface ExportCount {
 /** The export as text pieces; `count.records` is final once the iterator is done. */
 export function exportText(store: EventStore, query: EventQuery, opts: ExportOptions, count: ExportCount): AsyncGenerator<string> {
   const w = formatWriter(opts.format, query.verbose);
+  if (w.verbose && !query.verbose) query = { ...query, verbose: true };
   return (async function* () {
     let buf = w.head();
     let n = 0;

@@ -7,12 +7,15 @@
 //     verbose=1: those plus the stored fields DESIGN §2 names, then `extra`, a JSON object of
 //     every other stored field (sudo's source fields of imported records, for example).
 //   Arrays (runargv) are written as JSON; null as an empty field.
+// - ecs, ocsf, cef: SIEM formats (siem.ts, docs/siem.md); they map stored fields, so they read
+//   verbose records whatever the query's verbose says.
 import { evioError } from '../../errors.js';
 import { setOwn } from '../../own-property.js';
 import { csvRow } from './csv.js';
+import { toCef, toEcs, toOcsf } from './siem.js';
 
-export type ExportFormat = 'ndjson' | 'csv' | 'json';
-export const EXPORT_FORMATS: readonly ExportFormat[] = ['ndjson', 'csv', 'json'];
+export type ExportFormat = 'ndjson' | 'csv' | 'json' | 'ecs' | 'ocsf' | 'cef';
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['ndjson', 'csv', 'json', 'ecs', 'ocsf', 'cef'];
 
 export const CSV_COLUMNS = ['recnum', 'uniqueid', 'etype', 'epoch', 'submituser', 'submithost', 'runuser', 'runhost', 'runcommand', 'exitstatus'] as const;
 export const CSV_VERBOSE_COLUMNS = [
@@ -27,6 +30,8 @@ export function parseExportFormat(v: string | undefined): ExportFormat {
 }
 
 export interface FormatWriter {
+  /** The rows must be verbose records (every stored field), whatever the query asked. */
+  verbose?: true;
   head(): string;
   row(rec: Record<string, unknown>, index: number): string;
   tail(count: number): string;
@@ -64,5 +69,11 @@ export function formatWriter(format: ExportFormat, verbose: boolean): FormatWrit
       return { head: () => '[', row: (r, i) => `${i ? ',' : ''}\n${JSON.stringify(r)}`, tail: (n) => (n ? '\n]\n' : ']\n') };
     case 'csv':
       return csvWriter(verbose);
+    case 'ecs':
+      return { verbose: true, head: () => '', row: (r) => `${JSON.stringify(toEcs(r))}\n`, tail: () => '' };
+    case 'ocsf':
+      return { verbose: true, head: () => '', row: (r) => `${JSON.stringify(toOcsf(r))}\n`, tail: () => '' };
+    case 'cef':
+      return { verbose: true, head: () => '', row: (r) => `${toCef(r)}\n`, tail: () => '' };
   }
 }

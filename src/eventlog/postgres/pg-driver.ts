@@ -7,6 +7,13 @@ import { sqlProfile, type SqlProfile } from '../sql/profile.js';
 import type { RawRow } from '../sql/select.js';
 import type { SqlStatement } from '../sql/statement.js';
 import { isConnectionGone, pgError } from './pg-errors.js';
+import { effectiveUserName } from './pg-url.js';
+
+// node-postgres falls back to `$USER` (read once, when pg loads) for a URL without a user, and
+// fails with "no PostgreSQL user name specified" where it is unset (cron, systemd). It reads
+// PGUSER before its defaults, so a default of the effective user's name gives libpq's order
+// (libpqDefaultUser). Every pg client in the process is evio's, so the global default is ours.
+pg.defaults.user = effectiveUserName() ?? pg.defaults.user;
 
 export interface PostgresDriverOptions {
   storeName: string;
