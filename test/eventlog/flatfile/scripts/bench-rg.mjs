@@ -53,7 +53,7 @@ const cpuOf = async (f) => {
   return (c.user + c.system) / 1000;
 };
 const cpu = { rg: Infinity, dump1: Infinity, dump0: Infinity };
-const queries = [true, false].map((dump) => ({ dump, q: { ...base, dump, patterns: { submituser: compileWildcard(user) } } }));
+const queries = [true, false].map((dump) => ({ dump, q: { ...base, dump, patterns: { submituser: [compileWildcard(user)] } } }));
 const bestOf = { rgQuoted: Infinity, rgBare: Infinity, dump1: Infinity, dump0: Infinity };
 let lines = '';
 const rows = {};
@@ -80,7 +80,7 @@ console.log(`CPU time (best): rg ${cpu.rg.toFixed(0)} ms, evio dump=1 ${cpu.dump
 const script = `const { FlatFileStore } = await import(${JSON.stringify(`${buildDir}/eventlog/flatfile/index.js`)});
 const { compileWildcard } = await import(${JSON.stringify(`${buildDir}/common/wildcard.js`)});
 let n = 0;
-for await (const _ of new FlatFileStore({ path: ${JSON.stringify(file)} }).query({ ...${JSON.stringify(base)}, dump: true, patterns: { submituser: compileWildcard(${JSON.stringify(user)}) } })) n++;
+for await (const _ of new FlatFileStore({ path: ${JSON.stringify(file)} }).query({ ...${JSON.stringify(base)}, dump: true, patterns: { submituser: [compileWildcard(${JSON.stringify(user)})] } })) n++;
 console.log(n);`;
 const proc = best(5, () => spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).stdout.trim());
 console.log(`evio submituser=${user} dump=1 as a process: ${proc.out} rows, ${proc.ms.toFixed(1)} ms (best of 5) = ${(proc.ms / rg).toFixed(2)}x rg`);

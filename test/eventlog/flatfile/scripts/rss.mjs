@@ -14,15 +14,15 @@ const peak = () => Math.round(process.resourceUsage().maxRSS / 1024);
 const timer = setInterval(() => (sample = Math.max(sample, Math.round(process.memoryUsage().rss / 2 ** 20))), 200);
 const queries = {
   'query-full': { ...base, dump: true },
-  'query-user': { ...base, dump: true, patterns: { submituser: compileWildcard(process.env.EVIO_USER ?? 'user42') } },
-  'query-user-dump0': { ...base, patterns: { submituser: compileWildcard(process.env.EVIO_USER ?? 'user42') } },
-  'query-exit': { ...base, patterns: { exitstatus: compileWildcard('*status 3') } },
-  'query-exit-limit': { ...base, limit: 32768, patterns: { exitstatus: compileWildcard('*status 3') } },
+  'query-user': { ...base, dump: true, patterns: { submituser: [compileWildcard(process.env.EVIO_USER ?? 'user42')] } },
+  'query-user-dump0': { ...base, patterns: { submituser: [compileWildcard(process.env.EVIO_USER ?? 'user42')] } },
+  'query-exit': { ...base, patterns: { exitstatus: [compileWildcard('*status 3')] } },
+  'query-exit-limit': { ...base, limit: 32768, patterns: { exitstatus: [compileWildcard('*status 3')] } },
   'query-dump0-limit': { ...base, limit: 32768, from: 1711000000 },
 };
 if (mode === 'delete-user') {
   const { compileWildcard: cw } = { compileWildcard };
-  const r = await store.delete({ ...base, patterns: { submituser: cw('user42') } });
+  const r = await store.delete({ ...base, patterns: { submituser: [cw('user42')] } });
   rows = r.deleted;
 } else {
   for await (const _ of store.query(queries[mode])) rows++;
