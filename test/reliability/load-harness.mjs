@@ -52,7 +52,9 @@ export async function runLoad(opts) {
   const appendEveryMs = opts.appendEveryMs ?? 20;
   const warmupSeconds = opts.warmupSeconds ?? Math.min(2, opts.seconds / 4);
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'evio-load-')));
-  const settings = loadSettings({ env: { EVIO_HOME: dir }, overrides: { host: '127.0.0.1', port: 0 } });
+  // The request log as in production, to a file (LOAD_REQUEST_LOG=off measures the service without it).
+  const requestLog = process.env.LOAD_REQUEST_LOG === 'off' ? 'off' : join(dir, 'requests.log');
+  const settings = loadSettings({ env: { EVIO_HOME: dir }, overrides: { host: '127.0.0.1', port: 0, requestLog } });
   writeKeystore(settings.keystore, { apps: { [APPID]: { key: KEY, scheme: 'hmac-sha256', created: '2026-01-01T00:00:00.000Z', rateLimit: 0 } } });
   const engine = new Engine(settings);
   let server;

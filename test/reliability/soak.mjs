@@ -2,7 +2,8 @@
 // Long form of the load test: `npm run soak` (builds first). SOAK_SECONDS (default 120) of mixed
 // signed requests from SOAK_CONNECTIONS (default 4) clients while an appender writes; prints the
 // figures as JSON and exits non-zero on any 5xx, non-2xx, failed body, lost append or RSS growth
-// after warm-up beyond SOAK_RSS_GROWTH_MIB (default 256).
+// after warm-up beyond SOAK_RSS_GROWTH_MIB (default 256). The request log is written to a file
+// in the temporary data folder, as in production; LOAD_REQUEST_LOG=off runs without it.
 import { runLoad } from './load-harness.mjs';
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 120);
