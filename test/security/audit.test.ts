@@ -37,6 +37,20 @@ function logLines(path: string): Array<Record<string, unknown>> {
   return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
+/**
+ * The request lines of the log once `count` of them are there: a line is written when its
+ * response has finished on the server's side, which can come after the client has read the
+ * answer (bounded wait, then whatever is there, for the assertion to judge).
+ */
+async function requestLines(path: string, count: number): Promise<Array<Record<string, unknown>>> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const lines = logLines(path).filter((l) => l.msg === 'request');
+    if (lines.length >= count || Date.now() > deadline) return lines;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('audit trail', () => {
   let home: TestHome | undefined;
   let server: RunningServer | undefined;
@@ -79,7 +93,7 @@ describe('audit trail', () => {
     // The request log: one JSON line for the call, with the same request id.
     await s.close();
     server = undefined;
-    const lines = logLines(requestLog).filter((l) => l.msg === 'request');
+    const lines = await requestLines(requestLog, 1);
     expect(lines).toHaveLength(1);
     const line = lines[0]!;
     expect(line).toMatchObject({ method: 'DELETE', path: '/REST/v2.0/events', appid: 'admin', ip: '127.0.0.1', http: 200, code: 0, reqId: a.requestid });
@@ -95,7 +109,7 @@ describe('audit trail', () => {
     expect(q.http).toBe(200);
     await s.close();
     server = undefined;
-    const line = logLines(requestLog).find((l) => l.msg === 'request')!;
+    const line = (await requestLines(requestLog, 1))[0]!;
     expect(line).toMatchObject({ method: 'GET', http: 200, code: 0, rows: 7 });
     expect(line.bytes).toBeGreaterThan(q.text.length);
   });
@@ -156,7 +170,7 @@ describe('audit trail', () => {
 
     const logText = readFileSync(requestLog, 'utf8');
     const auditText = readFileSync(h.settings.auditlog, 'utf8');
-    expect(logLines(requestLog).filter((l) => l.msg === 'request')).toHaveLength(2);
+    expect(await requestLines(requestLog, 2)).toHaveLength(2);
     expect(auditText.split('\n').filter(Boolean).length).toBe(3); // A + F, then R
     for (const text of [logText, auditText]) {
       expect(text).not.toContain(hmac);
