@@ -119,10 +119,19 @@ export function readKeystoreOrEmpty(path: string): Keystore {
 /** Writes the keystore atomically with mode 0600 (its folder is created 0700 when missing). */
 export function writeKeystore(path: string, ks: Keystore): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  writeOwnerOnly(path, `${JSON.stringify(ks, null, 2)}\n`);
+}
+
+/**
+ * Writes `text` to `path` durably with mode 0600 from the start: a new file (opened `wx` with
+ * 0600, fsynced) renamed over any old one, so a reader never sees half a secret or a moment of
+ * a wider mode. For the keystore and the first-start key file.
+ */
+export function writeOwnerOnly(path: string, text: string): void {
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const fd = openSync(tmp, 'wx', 0o600);
   try {
-    writeSync(fd, `${JSON.stringify(ks, null, 2)}\n`);
+    writeSync(fd, text);
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);

@@ -2,11 +2,10 @@
 // I/O log roots and the keystore are created when missing; a new keystore gets one app with a
 // random key. The key is written to a file only its owner can read (its path is printed): a
 // service's standard output goes to the journal, which others may read and which is kept.
-import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Settings } from '../settings.js';
-import { newKey, writeKeystore } from '../keystore.js';
+import { newKey, writeKeystore, writeOwnerOnly } from '../keystore.js';
 
 export const FIRST_APPID = 'admin';
 
@@ -33,21 +32,4 @@ export function prepareDataFolder(settings: Settings, now = new Date()): FirstSt
   const keyFile = join(dirname(settings.keystore), `${FIRST_APPID}.key`);
   writeOwnerOnly(keyFile, `${key}\n`);
   return { created: { appid: FIRST_APPID, key, keyFile }, warnings };
-}
-
-/** Writes `text` to `path` with mode 0600 from the start (a new file renamed over any old one). */
-function writeOwnerOnly(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(tmp, 'wx', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } catch (err) {
-    closeSync(fd);
-    rmSync(tmp, { force: true });
-    throw err;
-  }
-  closeSync(fd);
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
 }
