@@ -2,7 +2,7 @@
 // confined to eventlogdirs; the CLI (the local operator) names any store as ff:PATH, db:PATH,
 // pg:NAME|URL or odbc:DSN. Opened stores are shared through the engine (pools, caches).
 import { closeSync, existsSync, constants as fsc, fstatSync, openSync, readSync } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import { lstat, type FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Engine } from '../engine.js';
 import { evioError, isEvioError } from '../errors.js';
@@ -48,17 +48,26 @@ function existingSqlite(path: string, asked: string): Extract<StoreSpec, { kind:
   try {
     fd = openSync(path, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
   } catch {
-    throw evioError('STORE_NOT_FOUND', `event database "${asked}" does not exist; reads and deletes never create one (evio events append, copy or import does)`);
+    throw noSuchDatabase(asked);
   }
   try {
     if (!fstatSync(fd).isFile()) throw evioError('NOT_A_REGULAR_FILE', `"${asked}" is not a regular file, so not an SQLite event database`);
-    if (readSync(fd, head, 0, head.length, 0) !== head.length || !head.equals(SQLITE_HEADER)) {
-      throw evioError('STORE_NOT_FOUND', `"${asked}" is not an SQLite event database; reads and deletes never create or convert one`);
-    }
+    checkSqliteHeader(head, readSync(fd, head, 0, head.length, 0), asked);
   } finally {
     closeSync(fd);
   }
   return { kind: 'sqlite', path, existing: true };
+}
+
+function noSuchDatabase(asked: string): Error {
+  return evioError('STORE_NOT_FOUND', `event database "${asked}" does not exist; reads and deletes never create one (evio events append, copy or import does)`);
+}
+
+/** `head` (of which `read` bytes were read) must start an SQLite database file. */
+function checkSqliteHeader(head: Buffer, read: number, asked: string): void {
+  if (read !== SQLITE_HEADER.length || !head.equals(SQLITE_HEADER)) {
+    throw evioError('STORE_NOT_FOUND', `"${asked}" is not an SQLite event database; reads and deletes never create or convert one`);
+  }
 }
 
 /** `ff:PATH`, `db:PATH` (SQLite), `db:NAME`/`pg:NAME` (a configured database), `pg:URL`, `odbc:DSN`. */
@@ -142,7 +151,9 @@ export function requestStoreSpec(engine: Engine, ref: StoreRef, forWrite = false
       if (/^[a-z]+:\/\//i.test(name)) {
         throw evioError('QUERY_UNKNOWN_DATABASE', 'a database is named in the settings, never by URL in a request');
       }
-      return { ...existingSqlite(requestFile(engine, name, forWrite), name), confined: true };
+      // Existence and the SQLite header are checked with the location, through one checked
+      // descriptor, when the store is opened (checkSqliteFiles).
+      return { kind: 'sqlite', path: requestFile(engine, name, forWrite), existing: true, confined: true };
     }
   }
 }
@@ -184,7 +195,7 @@ export async function openStore(engine: Engine, spec: StoreSpec): Promise<EventS
 
 export async function openRequestStore(engine: Engine, ref: StoreRef, forWrite = false): Promise<EventStore> {
   const spec = requestStoreSpec(engine, ref, forWrite);
-  if (spec.kind === 'sqlite' && spec.confined) await checkSqliteFiles(spec.path);
+  if (spec.kind === 'sqlite' && spec.confined) await checkSqliteFiles(spec.path, ref.format === 'db' && ref.file !== null ? ref.file : spec.path);
   return openStore(engine, spec);
 }
 
@@ -194,20 +205,27 @@ const SQLITE_SIDE_FILES = ['', '-journal', '-wal', '-shm'];
 /**
  * SQLite opens files by name, blocking, on the main thread: a FIFO there would hang the whole
  * service. So before SQLite sees a request's database, it and its journals must be regular files
- * (or absent), and the database must lie where it was checked. SQLite re-resolves the name when
- * it opens it, a window this check narrows but cannot close (docs/security.md).
+ * (or absent), and the database must exist, lie where it was checked and be an SQLite file (a
+ * request never creates or converts one). SQLite re-resolves the name when it opens it, a window
+ * this check narrows but cannot close (docs/security.md).
  */
-async function checkSqliteFiles(path: string): Promise<void> {
+async function checkSqliteFiles(path: string, asked: string): Promise<void> {
   for (const suffix of SQLITE_SIDE_FILES) {
     const st = await lstat(path + suffix).catch(() => null);
     if (st && !st.isFile()) throw evioError('NOT_A_REGULAR_FILE', `${path + suffix} is not a regular file; an SQLite event database and its journals must be`);
   }
+  let fh: FileHandle;
   try {
-    const fh = await openChecked(path, OPEN_READ, 'file', { at: path });
-    await fh.close();
+    fh = await openChecked(path, OPEN_READ, 'file', { at: path });
   } catch (err) {
     if (isEvioError(err)) throw err;
-    // Missing (created on first use) or unreadable: SQLite answers that in its own words.
+    throw noSuchDatabase(asked);
+  }
+  try {
+    const head = Buffer.alloc(SQLITE_HEADER.length);
+    checkSqliteHeader(head, (await fh.read(head, 0, head.length, 0)).bytesRead, asked);
+  } finally {
+    await fh.close();
   }
 }
 
