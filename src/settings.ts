@@ -79,6 +79,8 @@ export interface Settings {
   requestLog: string;
   /** evio's own append-only audit event log (flat file), or "off". */
   auditlog: string;
+  /** Writing calls refused before their signature was verified, recorded one by one per minute; the rest are counted in one summary record (0 = only summaries). */
+  auditRefusedPerMinute: number;
   /** Where the settings came from, for messages; null = defaults only. */
   source: string | null;
 }
@@ -117,6 +119,7 @@ const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'recor
   shutdownTimeoutMs: 'number',
   requestLog: 'string',
   auditlog: 'string',
+  auditRefusedPerMinute: 'number',
 };
 
 function checkType(key: string, v: unknown, source: string): void {
@@ -168,6 +171,7 @@ function checkServiceBounds(s: Settings): void {
   for (const k of positive) {
     if (!Number.isInteger(s[k]) || s[k] < 1) throw evioError('SETTINGS_INVALID', `"${k}": ${s[k]} must be a whole number of 1 or more`);
   }
+  if (!Number.isInteger(s.auditRefusedPerMinute) || s.auditRefusedPerMinute < 0) throw evioError('SETTINGS_INVALID', `"auditRefusedPerMinute": ${s.auditRefusedPerMinute} must be a whole number of 0 or more`);
   if (!Number.isInteger(s.maxReadersPerStore)) throw evioError('SETTINGS_INVALID', `"maxReadersPerStore": ${s.maxReadersPerStore} must be a whole number (0 = no bound)`);
   if (!METRICS_ACCESS.includes(s.metrics)) throw evioError('SETTINGS_INVALID', `"metrics": "${s.metrics}" must be one of ${METRICS_ACCESS.join(', ')}`);
   if (!Number.isInteger(s.shutdownTimeoutMs) || s.shutdownTimeoutMs < 1) throw evioError('SETTINGS_INVALID', `"shutdownTimeoutMs": ${s.shutdownTimeoutMs} must be a whole number of 1 or more`);
@@ -251,6 +255,7 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     shutdownTimeoutMs: (raw.shutdownTimeoutMs as number | undefined) ?? 10_000,
     requestLog: keyword((raw.requestLog as string | undefined) ?? 'stderr', ['stderr', 'off'], p),
     auditlog: keyword((raw.auditlog as string | undefined) ?? resolve(home, 'audit.ndjson'), ['off'], p),
+    auditRefusedPerMinute: (raw.auditRefusedPerMinute as number | undefined) ?? 60,
     source: file ? resolve(cwd, file) : null,
     ...opts.overrides,
   };

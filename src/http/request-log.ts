@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine.js';
 import { auditArgv, isSecretParam, recordAudit } from '../app/audit.js';
+import { recordUnsignedRefusal } from '../app/audit-refusals.js';
 import type { ApiResponse, Route } from '../app/types.js';
 import { toEvioError } from '../errors.js';
 import { APPID_RE } from '../keystore.js';
@@ -116,6 +117,8 @@ export interface AnsweredCall {
   search: URLSearchParams;
   /** The authenticated appid, or null when the call was refused before it was authorized. */
   appid: string | null;
+  /** The signature was valid (the call may still have been refused: a route the app may not call). */
+  authenticated: boolean;
   started: number;
 }
 
@@ -151,7 +154,8 @@ export async function answered(engine: Engine, request: FastifyRequest, call: An
   if (!call.route.writes) return;
   const outcome = outcomeOf(res);
   try {
-    await recordAudit(engine, {
+    const record = call.authenticated ? recordAudit : recordUnsignedRefusal;
+    await record(engine, {
       accepted: call.appid !== null,
       user: call.appid ?? claimedAppid(call.search),
       from: request.ip,

@@ -131,6 +131,27 @@ describe('audit trail', () => {
     expect(await count()).toBe(50);
   });
 
+  it('unsigned refusals are recorded one by one up to auditRefusedPerMinute, the rest as one summary; signed refusals always', async () => {
+    const h = makeHome();
+    h.settings.auditRefusedPerMinute = 3;
+    writeLog(join(h.dir, 'events.ndjson'), 5);
+    home = h;
+    const s = await serve(h);
+    server = s;
+    const unsigned = () => raw(`${s.url}/REST/v2.0/events?format=ff&file=events.ndjson&all=1&appid=admin&timestamp=${Math.floor(Date.now() / 1000)}&hmac=${'0'.repeat(64)}`, { method: 'DELETE' });
+    for (let i = 0; i < 10; i++) expect((await unsigned()).http).toBe(401);
+    // A valid signature refused by the route rules is recorded past the budget.
+    expect((await signed(s, 'reader', 'DELETE', '/REST/v2.0/events?format=ff&file=events.ndjson&all=1')).http).toBe(403);
+    expect((await auditRecords(h, { etype: 'R' })).map((r) => r.submituser)).toEqual(['admin', 'admin', 'admin', 'reader']);
+    // The 7 not recorded one by one are written as one record when the server's engine closes.
+    await s.close();
+    server = undefined;
+    await h.engine.close();
+    const all = await auditRecords(h, { etype: 'R' });
+    expect(all).toHaveLength(5);
+    expect(all[4]).toMatchObject({ runcommand: 'refused unsigned calls', submituser: '(unsigned)', submithost: '127.0.0.1', runargv: ['127.0.0.1=7'], suppressed: 7 });
+  });
+
   it('the audit log is readable over REST but a DELETE or purge of it is refused (1622)', async () => {
     const { server: s } = await start();
     await signed(s, 'admin', 'DELETE', '/REST/v2.0/events?format=ff&file=events.ndjson&submituser=nobody-matches');
