@@ -8,10 +8,17 @@ export interface Closable {
 
 export class Engine {
   readonly settings: Settings;
+  /**
+   * A process that answers one command and exits (the CLI): the I/O-log pool runs its small
+   * tasks (list queries, variables, chunks) in the calling thread instead of starting a worker
+   * thread for them. A server never sets it: a task there would block every other call.
+   */
+  readonly oneShot: boolean;
   private readonly resources = new Map<string, Promise<Closable>>();
 
-  constructor(settings: Settings) {
+  constructor(settings: Settings, opts: { oneShot?: boolean } = {}) {
     this.settings = settings;
+    this.oneShot = opts.oneShot ?? false;
   }
 
   /** A shared resource by key, created on first use (stores, pools, indexes). */

@@ -11,7 +11,7 @@ import { evioError } from '../errors.js';
 import { iologPool } from '../worker/pool.js';
 import { formatIsoInZone } from '../common/time-zone.js';
 import type { ChunkResult } from '../iolog/chunk.js';
-import { openDownload, type Download } from '../iolog/download.js';
+import type { Download } from '../iolog/download.js';
 import { removeSessionsFromIndex, type CachedRecord } from '../iolog/index-db.js';
 import type { IndexStats } from '../iolog/index-update.js';
 import { CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN, DETAIL_LINES_TOTAL, REGEX_BUDGET_MS_PER_SESSION, SEARCH_MAX_SESSIONS, SEARCH_SESSIONS_PER_TASK } from '../iolog/limits.js';
@@ -56,7 +56,10 @@ export async function iologListDirectory(engine: Engine, params: Params, signal?
 
 /** GET /REST/iologfile?file= : the file as is, or a session directory as tar. */
 export async function iologDownload(engine: Engine, params: Params, signal?: AbortSignal): Promise<Download> {
-  return openDownload(roots(engine), required(params, 'file'), signal);
+  const file = required(params, 'file');
+  // tar-stream is loaded by the one call that packs a directory, not by every CLI command.
+  const { openDownload } = await import('../iolog/download.js');
+  return openDownload(roots(engine), file, signal);
 }
 
 export interface SearchRun {

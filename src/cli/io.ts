@@ -39,7 +39,7 @@ export function makeIo(config: string | undefined, signal: AbortSignal, out: Cli
       return settings;
     },
     engine() {
-      engine ??= new Engine(io.settings());
+      engine ??= new Engine(io.settings(), { oneShot: true });
       return engine;
     },
     async dispose() {

@@ -1,40 +1,56 @@
 // The worker entry of the I/O-log pool (piscina loads dist/worker/iolog-tasks.js and calls the
 // export named by the task). Each task resolves its paths again inside the roots, does the
 // heavy work (decoding, text extraction, regex, SQLite) and answers an Outcome.
+// The engine modules are imported when a task first needs them: a thread started for a list
+// query should not load the screen model and the search (measured: the thread's start-up was
+// most of a one-shot `evio iolog list`, BENCHMARKS.md 7b).
 import { isEvioError, toEvioError } from '../errors.js';
-import { buildChunk } from '../iolog/chunk.js';
-import { countIndexedSessions } from '../iolog/index-db.js';
-import { indexIsCurrent } from '../iolog/index-freshness.js';
-import { updateIndex } from '../iolog/index-update.js';
-import { queryIndex } from '../iolog/list-query.js';
-import { replaySessionRange } from '../iolog/replay.js';
-import { sessionScreen } from '../iolog/screen.js';
-import { listDirectory } from '../iolog/listing.js';
-import { openSession, openSessionOfKind } from '../iolog/locate.js';
 import { SEARCH_SESSIONS_IN_FLIGHT } from '../iolog/limits.js';
 import type { SessionKind } from '../iolog/locate.js';
-import { RegexBudget } from '../iolog/request-budget.js';
-import { searchSession as searchOne, type SessionSearchResult } from '../iolog/search.js';
-import { textExtractorFactory } from '../iolog/text-factory.js';
-import { sessionsMatching } from '../iolog/walk.js';
+import type { SessionSearchResult } from '../iolog/search.js';
 import type { IologTasks } from './iolog-task-types.js';
 import { capture, type Outcome } from './outcome.js';
+
+/** A module loaded on first use, then shared by every task of this thread. */
+function onFirstUse<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  return () => (loading ??= load());
+}
+
+const chunkModule = onFirstUse(() => import('../iolog/chunk.js'));
+const indexDb = onFirstUse(() => import('../iolog/index-db.js'));
+const freshness = onFirstUse(() => import('../iolog/index-freshness.js'));
+const indexUpdating = onFirstUse(() => import('../iolog/index-update.js'));
+const listQuerying = onFirstUse(() => import('../iolog/list-query.js'));
+const replaying = onFirstUse(() => import('../iolog/replay.js'));
+const screens = onFirstUse(() => import('../iolog/screen.js'));
+const listing = onFirstUse(() => import('../iolog/listing.js'));
+const locating = onFirstUse(() => import('../iolog/locate.js'));
+const budgets = onFirstUse(() => import('../iolog/request-budget.js'));
+const searching = onFirstUse(() => import('../iolog/search.js'));
+const textFactory = onFirstUse(() => import('../iolog/text-factory.js'));
+const walking = onFirstUse(() => import('../iolog/walk.js'));
 
 type Task<K extends keyof IologTasks> = (input: IologTasks[K]['in']) => Promise<Outcome<IologTasks[K]['out']>>;
 
 export const chunk: Task<'chunk'> = (t) =>
-  capture(async () => buildChunk(await openSession(t.roots, t.file), t.start, t.len));
+  capture(async () => {
+    const [{ buildChunk }, { openSession }] = await Promise.all([chunkModule(), locating()]);
+    return buildChunk(await openSession(t.roots, t.file), t.start, t.len);
+  });
 
 export const variables: Task<'variables'> = (t) =>
   capture(async () => {
+    const { openSession } = await locating();
     const s = await openSession(t.roots, t.file);
     return { file: s.path, variables: await s.variables() };
   });
 
-export const listDir: Task<'listDir'> = (t) => capture(() => listDirectory(t.roots, t.path, t.filter, t.budgetMs));
+export const listDir: Task<'listDir'> = (t) => capture(async () => (await listing()).listDirectory(t.roots, t.path, t.filter, t.budgetMs));
 
 export const expandGlob: Task<'expandGlob'> = (t) =>
   capture(async () => {
+    const { sessionsMatching } = await walking();
     const sessions: Array<{ kind: 'sudo' | 'asciicast'; path: string }> = [];
     for await (const s of sessionsMatching(t.roots, t.pattern)) {
       if (sessions.length >= t.max) return { sessions, more: true };
@@ -49,6 +65,7 @@ export const expandGlob: Task<'expandGlob'> = (t) =>
 // session charges the request's one regex budget.
 export const searchSessions: Task<'searchSessions'> = (t) =>
   capture(async () => {
+    const [{ textExtractorFactory }, { RegexBudget }, { searchSession: searchOne }, { openSessionOfKind }] = await Promise.all([textFactory(), budgets(), searching(), locating()]);
     const extractor = await textExtractorFactory();
     const q = { streams: t.streams, regex: t.regex };
     const budget = t.budget ? RegexBudget.from(t.budget) : undefined;
@@ -72,16 +89,16 @@ export const searchSessions: Task<'searchSessions'> = (t) =>
     return out;
   });
 
-export const indexUpdate: Task<'indexUpdate'> = (t) => capture(() => updateIndex(t.roots, t.indexFile, { rebuild: t.rebuild }));
+export const indexUpdate: Task<'indexUpdate'> = (t) => capture(async () => (await indexUpdating()).updateIndex(t.roots, t.indexFile, { rebuild: t.rebuild }));
 
-export const indexCurrent: Task<'indexCurrent'> = (t) => capture(async () => indexIsCurrent(t.roots, t.indexFile));
+export const indexCurrent: Task<'indexCurrent'> = (t) => capture(async () => (await freshness()).indexIsCurrent(t.roots, t.indexFile));
 
-export const listQuery: Task<'listQuery'> = (t) => capture(async () => queryIndex(t.indexFile, t.query));
+export const listQuery: Task<'listQuery'> = (t) => capture(async () => (await listQuerying()).queryIndex(t.indexFile, t.query));
 
-export const replay: Task<'replay'> = ({ roots, ...r }) => capture(() => replaySessionRange(roots, r));
+export const replay: Task<'replay'> = ({ roots, ...r }) => capture(async () => (await replaying()).replaySessionRange(roots, r));
 
-export const screen: Task<'screen'> = ({ roots, ...r }) => capture(() => sessionScreen(roots, r));
+export const screen: Task<'screen'> = ({ roots, ...r }) => capture(async () => (await screens()).sessionScreen(roots, r));
 
 export const ping: Task<'ping'> = () => capture(async () => 'pong' as const);
 
-export const indexCount: Task<'indexCount'> = (t) => capture(async () => countIndexedSessions(t.indexFile));
+export const indexCount: Task<'indexCount'> = (t) => capture(async () => (await indexDb()).countIndexedSessions(t.indexFile));

@@ -8,7 +8,7 @@
 // running an aborted one, so a cancelled request or a CLI interrupt stops its work.
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import type { Engine } from '../engine.js';
 import { evioError, toEvioError } from '../errors.js';
 import type { IologTaskName, IologTasks } from './iolog-task-types.js';
@@ -17,6 +17,13 @@ import { workerEntry } from './package-root.js';
 
 /** Tasks that walk or search many sessions; every other task is interactive. */
 const BULK_TASKS: ReadonlySet<IologTaskName> = new Set<IologTaskName>(['expandGlob', 'searchSessions', 'indexUpdate']);
+
+/**
+ * Tasks a one-shot process (the CLI) runs in its own thread: each is a short read (an SQLite
+ * query, a stat walk of the stored folders, one chunk), where starting a thread and loading the
+ * modules a second time cost more than the task (BENCHMARKS.md 7b).
+ */
+const INLINE_TASKS: ReadonlySet<IologTaskName> = new Set<IologTaskName>(['indexCurrent', 'listQuery', 'indexCount', 'variables', 'chunk', 'ping']);
 
 /** A listing with a filter runs a user regex over up to every name of a folder: bulk work too. */
 function isBulk<K extends IologTaskName>(name: K, input: IologTasks[K]['in']): boolean {
@@ -42,15 +49,22 @@ export class IologPool {
   readonly size: number;
   readonly interactiveSize: number;
 
-  constructor(workers: number, interactiveWorkers: number) {
+  /** Run INLINE_TASKS in the calling thread (engine.oneShot). */
+  private readonly inline: boolean;
+
+  constructor(workers: number, interactiveWorkers: number, inline = false) {
+    this.inline = inline;
     this.entry = workerEntry('iolog-tasks');
     if (!existsSync(this.entry)) throw evioError('IOLOG_WORKER', `the worker entry ${this.entry} is missing; run npm run build`);
     this.size = threads(workers);
     this.interactiveSize = threads(interactiveWorkers);
   }
 
-  private lane(bulk: boolean): Piscina {
-    const start = (maxThreads: number) => new Piscina({ filename: this.entry, minThreads: 1, maxThreads, idleTimeout: 30_000 });
+  private async lane(bulk: boolean): Promise<Piscina> {
+    // piscina is loaded with the first lane: a one-shot command whose tasks all run inline
+    // never pays for it.
+    const { Piscina: Pool } = await import('piscina');
+    const start = (maxThreads: number) => new Pool({ filename: this.entry, minThreads: 1, maxThreads, idleTimeout: 30_000 });
     if (bulk) return (this.bulk ??= start(this.size));
     return (this.interactive ??= start(this.interactiveSize));
   }
@@ -59,7 +73,12 @@ export class IologPool {
     if (signal?.aborted) throw evioError('ABORTED', 'the request was cancelled');
     let outcome: Outcome<IologTasks[K]['out']>;
     try {
-      outcome = (await this.lane(isBulk(name, input)).run(input, { name, signal: signal ?? null })) as Outcome<IologTasks[K]['out']>;
+      if (this.inline && INLINE_TASKS.has(name)) {
+        const tasks = (await import('./iolog-tasks.js')) as unknown as Record<K, (input: IologTasks[K]['in']) => Promise<Outcome<IologTasks[K]['out']>>>;
+        outcome = await tasks[name](input);
+      } else {
+        outcome = (await (await this.lane(isBulk(name, input))).run(input, { name, signal: signal ?? null })) as Outcome<IologTasks[K]['out']>;
+      }
     } catch (err) {
       if (signal?.aborted || (err as { name?: string }).name === 'AbortError') throw evioError('ABORTED', 'the request was cancelled');
       const e = toEvioError(err);
@@ -81,6 +100,6 @@ export class IologPool {
 
 /** The engine's pool, created on first use. */
 export function iologPool(engine: Engine): Promise<IologPool> {
-  return engine.resource('iolog:pool', () => new IologPool(engine.settings.workers, engine.settings.interactiveWorkers));
+  return engine.resource('iolog:pool', () => new IologPool(engine.settings.workers, engine.settings.interactiveWorkers, engine.oneShot));
 }
 

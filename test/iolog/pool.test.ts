@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../src/engine.js';
+import { Engine } from '../../src/engine.js';
 import { iologPool } from '../../src/worker/pool.js';
 import { packageRoot, workerEntry } from '../../src/worker/package-root.js';
 import { makeEngine, removeDir, tempDir } from './helpers.js';
@@ -43,5 +43,22 @@ describe('worker pool', () => {
     // One result per session, in order; a session that cannot be read is a warning, not a failure.
     expect(ok.map((r) => [r.path, r.matched, r.warnings.length])).toEqual([[join(root, 's'), true, 0], [join(root, 'missing'), false, 1], [join(root, 's'), true, 0]]);
     expect(ok[0]).toMatchObject({ matched: true, matches: [{ stream: 'ttyout', time: 100, line: `${'a'.repeat(60)}!` }] });
+  });
+
+  it('a one-shot engine (the CLI) runs short reads in its own thread and starts a lane only for the rest', async () => {
+    const oneShot = new Engine(engine.settings, { oneShot: true });
+    try {
+      const pool = await iologPool(oneShot);
+      const v = await pool.run('variables', { roots: [root], file: 's' });
+      expect(v.variables).toMatchObject({ runuser: 'nobody' });
+      expect(await pool.run('ping', {})).toBe('pong');
+      expect(pool.stats()).toEqual({ bulk: { threads: 0, queueSize: 0, utilization: 0 }, interactive: { threads: 0, queueSize: 0, utilization: 0 } });
+      // A search is bulk work: it still runs in a worker thread.
+      const found = await pool.run('searchSessions', { sessions: [{ kind: 'sudo', path: join(root, 's') }], streams: ['ttyout'], regex: 'a!', detail: false });
+      expect(found.map((r) => r.matched)).toEqual([true]);
+      expect(pool.stats().bulk.threads).toBeGreaterThan(0);
+    } finally {
+      await oneShot.close();
+    }
   });
 });
