@@ -41,6 +41,16 @@ function startServer(config) {
   });
 }
 
+/** CPU time a process has used so far, ms (utime + stime from /proc/PID/stat). @param {number} pid */
+async function cpuMs(pid) {
+  const { readFile } = await import('node:fs/promises');
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start at the last ')'.
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(f[11]) + Number(f[12]);
+  return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+}
+
 /** Peak RSS of a running process, from /proc (VmHWM). @param {number} pid */
 async function peakRssKB(pid) {
   const { readFile } = await import('node:fs/promises');
@@ -131,7 +141,67 @@ export async function run(ctx) {
   } finally {
     child.kill('SIGTERM');
   }
+  await requestLogCost(ctx, section, { autocannon, signRequest, cfgDir, home, keystore, key, target });
   return section;
+}
+
+/**
+ * The request log's cost: two servers, one writing the log to a file and one with it off, given
+ * the same fixed number of requests (10 connections) in alternating rounds. The figure is the
+ * server's CPU time per request (from /proc), which another process's load on the machine
+ * changes far less than requests/s; the rates are reported beside it.
+ * @param {import('../run.js').Ctx} ctx
+ * @param {import('../lib/report.js').Section} section
+ * @param {{ autocannon: any, signRequest: any, cfgDir: string, home: string, keystore: string, key: string, target: string }} o
+ */
+async function requestLogCost(ctx, section, o) {
+  const rounds = ctx.smoke ? 1 : 4;
+  const amount = ctx.smoke ? 40 : 3000;
+  const servers = [];
+  try {
+    for (const mode of ['off', 'file']) {
+      const config = join(o.cfgDir, `rest-log-${mode}.json`);
+      const requestLog = mode === 'off' ? 'off' : join(o.cfgDir, 'rest-requests.log');
+      writeFileSync(config, JSON.stringify({ home: o.home, eventlogdirs: [ctx.dataDir], keystore: o.keystore, iologdirs: [o.home], workers: 1, requestLog }));
+      servers.push({ mode, ...(/** @type {{ child: import('node:child_process').ChildProcess, url: string }} */ (await startServer(config))), cpu: 0, seconds: 0, requests: 0 });
+    }
+    let nonce = 0;
+    const sign = () => o.signRequest({ method: 'GET', target: o.target, appid: 'bench', key: o.key, nonce: `log-${process.pid}-${++nonce}` }).target;
+    // Warm-up (not measured): the JIT and the page cache, on both servers.
+    for (const s of servers) await o.autocannon({ url: s.url, connections: 10, amount: Math.ceil(amount / 4), requests: [{ method: 'GET', setupRequest: (/** @type {any} */ req) => ({ ...req, path: sign() }) }] });
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? servers : [...servers].reverse();
+      for (const s of order) {
+        const pid = /** @type {number} */ (s.child.pid);
+        const c0 = await cpuMs(pid);
+        const t0 = process.hrtime.bigint();
+        const res = await o.autocannon({ url: s.url, connections: 10, amount, requests: [{ method: 'GET', setupRequest: (/** @type {any} */ req) => ({ ...req, path: sign() }) }] });
+        if (res.non2xx + res.errors) throw new Error(`workload 8: ${res.non2xx + res.errors} failed requests with the request log ${s.mode}`);
+        s.seconds += Number(process.hrtime.bigint() - t0) / 1e9;
+        s.cpu += (await cpuMs(pid)) - c0;
+        s.requests += res.requests.total;
+      }
+    }
+  } finally {
+    for (const s of servers) s.child.kill('SIGTERM');
+  }
+  const [off, on] = servers;
+  if (!off || !on) return;
+  const per = (/** @type {any} */ s) => s.cpu / s.requests;
+  const cost = per(on) / per(off) - 1;
+  section.setup.push(
+    `Request log: two servers, \`requestLog\` a file and \`"off"\`, ${rounds} alternating rounds of ${fmtInt(amount)} requests each (10 connections); the cost is the server's CPU time per request with the log over without it (utime + stime from /proc), which the load of other processes changes much less than requests/s.`,
+  );
+  section.rows.push({
+    what: 'request log on (a file) vs off',
+    evio: `${fmtMs(per(on))} CPU per request, ${r0(on.requests / on.seconds)} req/s (log on)`,
+    peerName: 'the same server with requestLog off',
+    peer: `${fmtMs(per(off))} CPU per request, ${r0(off.requests / off.seconds)} req/s`,
+    ratio: `${cost >= 0 ? '+' : '−'}${(Math.abs(cost) * 100).toFixed(1)} % CPU per request`,
+    goal: 'logging costs ≤ 10 %',
+    status: cost <= 0.1 ? 'met' : 'missed',
+    rss: '–',
+  });
 }
 
 /** @param {number} x */
