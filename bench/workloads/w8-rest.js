@@ -190,7 +190,7 @@ async function requestLogCost(ctx, section, o) {
   const per = (/** @type {any} */ s) => s.cpu / s.requests;
   const cost = per(on) / per(off) - 1;
   section.setup.push(
-    `Request log: two servers, \`requestLog\` a file and \`"off"\`, ${rounds} alternating rounds of ${fmtInt(amount)} requests each (10 connections); the cost is the server's CPU time per request with the log over without it (utime + stime from /proc), which the load of other processes changes much less than requests/s.`,
+    `Request log: two servers, \`requestLog\` a file and \`"off"\`, each warmed up with ${fmtInt(Math.ceil(amount / 4))} requests, then ${rounds} alternating rounds of ${fmtInt(amount)} requests each (10 connections); the cost is the server's CPU time per request with the log over without it (utime + stime from /proc), which the load of other processes changes much less than requests/s.`,
   );
   section.rows.push({
     what: 'request log on (a file) vs off',
