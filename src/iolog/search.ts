@@ -131,7 +131,7 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
         x = make({ cols: info.cols, rows: info.rows });
         extractors.set(ev.stream, x);
       }
-      x.write(ev.bytes, offsetMs(ev.sec, ev.nsec));
+      x.write(ev.bytes, offsetMs(ev.sec, ev.nsec), ev.first);
       hold(ev.stream, x.takeLines());
       if (full() && flush()) {
         done = true;

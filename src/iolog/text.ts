@@ -16,7 +16,8 @@ export interface TextLine {
 }
 
 export interface TextExtractor {
-  write(bytes: Uint8Array, timeMs: number): void;
+  /** `startsRecord` false: the bytes continue the timing record of the write before (a long record read in pieces). */
+  write(bytes: Uint8Array, timeMs: number, startsRecord?: boolean): void;
   resize(cols: number, rows: number): void;
   /** Lines finished since the last call. */
   takeLines(): TextLine[];

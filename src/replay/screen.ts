@@ -67,8 +67,12 @@ export class Screen implements ParserHandler {
 
   /** Time (ms) stamped on rows written from now on. */
   time = 0;
+  /** Stamped on every row whose cells change (ScreenLine.mod); the caller advances it per write. */
+  stamp = 0;
   /** Called with every line that leaves the model: dropped from the buffer, or fully erased. */
   private lineGone: ((line: ScreenLine) => void) | null = null;
+  /** Called with every line that scrolls off the top of the normal screen into the scrollback. */
+  private lineScrolledBack: ((line: ScreenLine) => void) | null = null;
 
   constructor(options: ScreenOptions = {}) {
     [this.cols, this.rows] = clampSize(options.cols ?? 80, options.rows ?? 24);
@@ -84,6 +88,11 @@ export class Screen implements ParserHandler {
     this.normal.discard = this.lineGone;
     this.alt.discard = this.lineGone;
     this.buffer = this.normal;
+  }
+
+  /** Registers the receiver of lines scrolling into the scrollback (processed text uses it). */
+  onScrolledBack(fn: ((line: ScreenLine) => void) | null): void {
+    this.lineScrolledBack = fn;
   }
 
   /** Registers the receiver of lines leaving the model (processed text uses it). */
@@ -139,6 +148,7 @@ export class Screen implements ParserHandler {
     const now = this.time;
     let row = b.row(b.y);
     row.time = now;
+    row.mod = this.stamp;
     this.openRun(row);
 
     let join = this.joinState;
@@ -226,6 +236,7 @@ export class Screen implements ParserHandler {
     }
     const row = b.row(b.y);
     row.time = this.time;
+    row.mod = this.stamp;
     // A combining character that widened the last cell takes that cell to the next row.
     if (oldWidth > 0) row.copyCellsFrom(oldRow, oldCol, 0, oldWidth, false);
     while (oldCol < cols) oldRow.clearCell(oldCol++);
@@ -244,6 +255,7 @@ export class Screen implements ParserHandler {
     const cols = this.cols;
     let row = b.row(b.y);
     row.time = this.time;
+    row.mod = this.stamp;
     this.openRun(row);
     let i = start;
     while (i < end) {
@@ -363,7 +375,7 @@ export class Screen implements ParserHandler {
     switch ((collect << 8) | final) {
       case 0x40: // @ ICH
         this.restrictCursor();
-        b.row(b.y).insertCells(b.x, n);
+        this.changed(b.y).insertCells(b.x, n);
         break;
       case 0x2040: // SP @ SL
         this.shiftColumns(0, n, false);
@@ -422,7 +434,7 @@ export class Screen implements ParserHandler {
         break;
       case 0x50: // P DCH
         this.restrictCursor();
-        b.row(b.y).deleteCells(b.x, n);
+        this.changed(b.y).deleteCells(b.x, n);
         break;
       case 0x53: // S SU
         this.scrollUp(n);
@@ -432,7 +444,7 @@ export class Screen implements ParserHandler {
         break;
       case 0x58: // X ECH
         this.restrictCursor();
-        b.row(b.y).replaceCells(b.x, b.x + n);
+        this.changed(b.y).replaceCells(b.x, b.x + n);
         break;
       case 0x5a: // Z CBT
         if (b.x < this.cols) for (let k = Math.min(n, this.cols); k > 0; k--) b.x = b.prevStop();
@@ -490,6 +502,13 @@ export class Screen implements ParserHandler {
 
   str(): void {
     // SOS/PM/APC have no visible effect.
+  }
+
+  /** Row y, stamped as changed by this write. */
+  private changed(y: number): ScreenLine {
+    const line = this.buffer.row(y);
+    line.mod = this.stamp;
+    return line;
   }
 
   // ---- cursor
@@ -618,6 +637,7 @@ export class Screen implements ParserHandler {
     const bottomRow = b.ybase + b.scrollBottom;
     if (b.scrollTop === 0) {
       const willTrim = lines.isFull;
+      if (this.lineScrolledBack && b.hasScrollback && this.scrollback > 0) this.lineScrolledBack(lines.at(topRow));
       if (willTrim) this.gone(lines.at(0));
       if (bottomRow === lines.length - 1) {
         // A full buffer reuses the line it drops (no allocation per scrolled line).
@@ -687,6 +707,7 @@ export class Screen implements ParserHandler {
       if (right) line.insertCells(from, n);
       else line.deleteCells(from, n);
       line.isWrapped = false;
+      line.mod = this.stamp;
     }
   }
 
@@ -742,6 +763,7 @@ export class Screen implements ParserHandler {
       line.time = -1;
     }
     line.replaceCells(start, end);
+    line.mod = this.stamp;
     if (clearWrap) line.isWrapped = false;
   }
 
@@ -753,6 +775,7 @@ export class Screen implements ParserHandler {
     line.fill();
     line.isWrapped = false;
     line.time = -1;
+    line.mod = this.stamp;
   }
 
   private alignmentPattern(): void {
@@ -764,6 +787,7 @@ export class Screen implements ParserHandler {
       line.fill((1 << 22) | 0x45);
       line.isWrapped = false;
       line.time = this.time;
+      line.mod = this.stamp;
     }
     this.setCursor(0, 0);
   }
