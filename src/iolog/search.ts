@@ -128,7 +128,7 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
       if (ev.kind !== 'data' || !wanted.has(ev.stream)) continue;
       let x = extractors.get(ev.stream);
       if (!x) {
-        x = make({ cols: info.cols, rows: info.rows });
+        x = make({ cols: info.cols, rows: info.rows, stream: ev.stream });
         extractors.set(ev.stream, x);
       }
       x.write(ev.bytes, offsetMs(ev.sec, ev.nsec), ev.first);

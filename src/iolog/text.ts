@@ -8,6 +8,7 @@
 // shift the cursor, and a vertical move or an absolute position ends the line (text placed
 // elsewhere on the screen is never glued to it). A line never grows past TEXT_LINE_MAX.
 import { TEXT_LINE_MAX } from './limits.js';
+import type { StreamName } from './timing.js';
 
 export interface TextLine {
   text: string;
@@ -279,7 +280,7 @@ export class ControlStripper implements TextExtractor {
   }
 }
 
-/** Factory the search uses; swapped for the screen model when it is available. */
-export type TextExtractorFactory = (opts: { cols: number; rows: number }) => TextExtractor;
+/** Factory the search uses; swapped for the screen model when it is available. `stream`: whose bytes it reads. */
+export type TextExtractorFactory = (opts: { cols: number; rows: number; stream?: StreamName }) => TextExtractor;
 
 export const stripperFactory: TextExtractorFactory = (opts) => new ControlStripper(opts);

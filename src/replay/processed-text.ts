@@ -175,9 +175,13 @@ export class ProcessedText {
       const line = b.lines.get(b.ybase + y);
       if (line === undefined || line.mod !== stamp) continue;
       const shown = line.shown;
-      if (shown !== null && destroyed(shown, line)) this.emitShown(shown);
+      const lost = shown !== null && destroyed(shown, line);
+      if (lost) this.emitShown(shown);
+      const before = shown === null || lost ? -1 : shown.length;
+      const since = shown === null ? 0 : shown.time;
       line.shown = snapshot(line, cols, shown);
-      if (line.shown) line.shown.time = this.now;
+      // Repainted unchanged: it has stood complete since before; else from now on.
+      if (line.shown) line.shown.time = line.shown.length === before ? since : this.now;
     }
   }
 
