@@ -25,6 +25,14 @@ import { SeenTexts } from './seen-texts.js';
 /** A logical line longer than this (autowrap joins rows without end) is emitted in pieces. */
 export const PROCESSED_LINE_MAX = 16 * 1024;
 
+/**
+ * Scrollback lines of the model. Any scrollback makes a resize reflow the screen as the display
+ * model (`evio iolog screen`, 1000 lines) does: with none, a narrowed window's reflow lands the
+ * cursor elsewhere. A few suffice, since a row's text is taken as it scrolls into it, and a full
+ * buffer reuses the lines it drops instead of allocating new ones.
+ */
+export const PROCESSED_SCROLLBACK = 8;
+
 export interface ProcessedLine {
   text: string;
   /** Milliseconds: the time of the write after which the text stood complete on screen. */
@@ -46,16 +54,16 @@ function isBlank(v: number | undefined): boolean {
   return v === EMPTY_CELL || v === SPACE_CELL;
 }
 
-/** The row's cells up to its last non-blank one, copied into `into` (reused); null for a blank row. */
-function snapshot(line: ScreenLine, cols: number, into: ScreenLine | null): ScreenLine | null {
+/** The row's cells up to its last non-blank one, copied into `into` (reused); length 0 for a blank row. */
+function snapshot(line: ScreenLine, cols: number, into: ScreenLine | null): ScreenLine {
   const cells = line.cells;
   let end = Math.min(line.length, cols);
   while (end > 0 && isBlank(cells[end - 1])) end--;
-  if (end === 0) return null;
   const s = into ?? new ScreenLine(0);
+  s.length = end;
+  if (end === 0) return s;
   if (s.cells.length < end) s.cells = new Uint32Array(Math.max(end, cols));
   s.cells.set(cells.subarray(0, end));
-  s.length = end;
   s.combined = line.combined ? new Map(line.combined) : null;
   return s;
 }
@@ -85,6 +93,14 @@ export class ProcessedText {
   /** A line that left the screen and may continue (autowrap) on the row that now follows it. */
   private pending: string | null = null;
   private pendingTime = 0;
+  /**
+   * The pending line goes through the memory of emitted texts. Not for lines scrolling up off the
+   * normal screen: output that repeats (a command run twice) is found at each time, and hashing
+   * every line of a long output would cost more than it saves.
+   */
+  private pendingSeen = true;
+  /** Inside scrolledBack. */
+  private scrolling = false;
   /** Trimmed length and width of the pending line's last row: did its text reach the margin? */
   private pendingEdge = 0;
   private pendingCols = 0;
@@ -95,11 +111,16 @@ export class ProcessedText {
   private now = 0;
 
   constructor(opts: ProcessedTextOptions = {}) {
-    // The scrollback of the display model (`evio iolog screen`), so that a resize reflows the
-    // screen the same way; a row's text is taken when it scrolls into it.
-    this.screen = new Screen({ cols: opts.cols ?? 80, rows: opts.rows ?? 24 });
+    // With a scrollback, so that a resize reflows the screen as the display model does; a row's
+    // text is taken when it scrolls into it.
+    this.screen = new Screen({ cols: opts.cols ?? 80, rows: opts.rows ?? 24, scrollback: PROCESSED_SCROLLBACK });
     this.screen.onLineGone((line) => this.lineGone(line));
     this.screen.onScrolledBack((line) => this.scrolledBack(line));
+    this.screen.onBeforeChange((line) => {
+      // The row as it showed before this write: kept in case the write destroys that text.
+      line.shown = snapshot(line, this.screen.cols, line.shown);
+      if (line.shown) line.shown.time = line.time;
+    });
     if (opts.lineFeedIsNewline) this.screen.write(new Uint8Array([0x1b, 0x5b, 0x32, 0x30, 0x68])); // CSI 20 h
   }
 
@@ -164,29 +185,26 @@ export class ProcessedText {
     return this.takeLines();
   }
 
-  /** The moment after a record: rows it changed are compared with how they showed before. */
+  /**
+   * The moment after a record: a row it changed that showed text before (`shown`, taken by the
+   * screen's beforeChange) and no longer shows all of it has that text emitted.
+   */
   private afterWrite(): void {
     const stamp = this.stamp;
     if (stamp === this.snapped) return;
     this.snapped = stamp;
     const b = this.screen.buffer;
-    const cols = this.screen.cols;
     for (let y = 0; y < b.rows; y++) {
       const line = b.lines.get(b.ybase + y);
       if (line === undefined || line.mod !== stamp) continue;
       const shown = line.shown;
-      const lost = shown !== null && destroyed(shown, line);
-      if (lost) this.emitShown(shown);
-      const before = shown === null || lost ? -1 : shown.length;
-      const since = shown === null ? 0 : shown.time;
-      line.shown = snapshot(line, cols, shown);
-      // Repainted unchanged: it has stood complete since before; else from now on.
-      if (line.shown) line.shown.time = line.shown.length === before ? since : this.now;
+      if (shown !== null && shown.length > 0 && destroyed(shown, line)) this.emitShown(shown);
     }
   }
 
   private emitShown(shown: ScreenLine): void {
-    const text = shown.translateToString(false).replace(/ +$/, '');
+    // The snapshot ends at its last non-blank cell.
+    const text = shown.translateToString(false);
     if (text) this.push(text, shown.time);
   }
 
@@ -198,9 +216,8 @@ export class ProcessedText {
    */
   private lineGone(line: ScreenLine): void {
     if (line.mod === TAKEN) return;
-    const shown = line.shown;
-    if (shown !== null && line.mod === this.stamp && destroyed(shown, line)) {
-      this.emitShown(shown);
+    if (this.lostBefore(line)) {
+      this.emitShown(line.shown!);
       line.shown = null;
       this.flush();
       return;
@@ -208,38 +225,45 @@ export class ProcessedText {
     this.leave(line);
   }
 
+  /** The current write changed the row and destroyed the text it showed before. */
+  private lostBefore(line: ScreenLine): boolean {
+    const shown = line.shown;
+    return shown !== null && line.mod === this.stamp && shown.length > 0 && destroyed(shown, line);
+  }
+
   /** A row scrolls into the scrollback: it stays visible there as it is now. */
   private scrolledBack(line: ScreenLine): void {
-    const shown = line.shown;
-    if (shown !== null && line.mod === this.stamp && destroyed(shown, line)) this.emitShown(shown);
+    if (this.lostBefore(line)) this.emitShown(line.shown!);
+    this.scrolling = true;
     this.leave(line);
+    this.scrolling = false;
     line.mod = TAKEN;
   }
 
   /** A row's current text goes to the line being assembled (joined when autowrap continued it). */
   private leave(line: ScreenLine): void {
     if (line.mod === TAKEN) return;
-    const shown = line.shown;
-    line.shown = null;
     if (line.time < 0) {
       this.flush();
       return;
     }
     const cols = Math.min(line.length, this.screen.cols);
     const text = line.translateToString(true, 0, cols);
-    const time = line.mod === this.stamp || shown === null ? this.now : shown.time;
+    // The write that last printed into the row completed it (this one, if it changed it).
+    const time = line.mod === this.stamp ? this.now : line.time;
     if (this.pending !== null && this.continuesPending(line)) {
       this.pending += text;
       this.pendingTime = Math.max(this.pendingTime, time);
       // Bounded memory: a line that keeps wrapping is cut into pieces.
       while (this.pending.length > PROCESSED_LINE_MAX) {
-        this.push(this.pending.slice(0, PROCESSED_LINE_MAX), this.pendingTime);
+        this.push(this.pending.slice(0, PROCESSED_LINE_MAX), this.pendingTime, this.pendingSeen);
         this.pending = this.pending.slice(PROCESSED_LINE_MAX);
       }
     } else {
       this.flush();
       this.pending = text;
       this.pendingTime = time;
+      this.pendingSeen = !this.scrolling;
     }
     this.pendingEdge = line.getTrimmedLength();
     this.pendingCols = cols;
@@ -259,23 +283,20 @@ export class ProcessedText {
   /** Every logical line of a buffer's screen, emitted without the rows leaving. */
   private emitScreen(b: ScreenBuffer): void {
     this.flush();
-    for (let i = 0; i < b.lines.length; i++) {
-      const line = b.lines.at(i);
-      const shown = line.shown;
-      this.leave(line);
-      line.shown = shown;
-    }
+    for (let i = 0; i < b.lines.length; i++) this.leave(b.lines.at(i));
     this.flush();
   }
 
   private flush(): void {
     if (this.pending === null) return;
-    const text = this.pending.replace(/ +$/, '');
+    let text = this.pending;
+    if (text.charCodeAt(text.length - 1) === 0x20) text = text.replace(/ +$/, '');
     this.pending = null;
-    if (text) this.push(text, this.pendingTime);
+    if (text) this.push(text, this.pendingTime, this.pendingSeen);
   }
 
-  private push(text: string, timeMs: number): void {
-    if (this.seen.add(text)) this.lines.push({ text, timeMs });
+  /** `once`: the text is emitted only if not seen before (else: output scrolling up, which may repeat). */
+  private push(text: string, timeMs: number, once = true): void {
+    if (!once || this.seen.add(text)) this.lines.push({ text, timeMs });
   }
 }

@@ -25,7 +25,7 @@ export class ScreenLine {
    * changed rows; it sets -1 on a row whose text it has taken for good).
    */
   mod = 0;
-  /** Kept by processed text: the row as it showed at the end of the last write that changed it. */
+  /** Kept by processed text: the row as it showed before the write of stamp `mod` changed it. */
   shown: ScreenLine | null = null;
 
   constructor(cols: number, isWrapped = false) {

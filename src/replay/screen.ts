@@ -73,6 +73,8 @@ export class Screen implements ParserHandler {
   private lineGone: ((line: ScreenLine) => void) | null = null;
   /** Called with every line that scrolls off the top of the normal screen into the scrollback. */
   private lineScrolledBack: ((line: ScreenLine) => void) | null = null;
+  /** Called with a row holding text before the first change a write (stamp) makes to it. */
+  private beforeChange: ((line: ScreenLine) => void) | null = null;
 
   constructor(options: ScreenOptions = {}) {
     [this.cols, this.rows] = clampSize(options.cols ?? 80, options.rows ?? 24);
@@ -88,6 +90,11 @@ export class Screen implements ParserHandler {
     this.normal.discard = this.lineGone;
     this.alt.discard = this.lineGone;
     this.buffer = this.normal;
+  }
+
+  /** Registers the receiver of rows about to change (processed text uses it). */
+  onBeforeChange(fn: ((line: ScreenLine) => void) | null): void {
+    this.beforeChange = fn;
   }
 
   /** Registers the receiver of lines scrolling into the scrollback (processed text uses it). */
@@ -147,8 +154,8 @@ export class Screen implements ParserHandler {
     const charset = this.charset;
     const now = this.time;
     let row = b.row(b.y);
+    this.touch(row);
     row.time = now;
-    row.mod = this.stamp;
     this.openRun(row);
 
     let join = this.joinState;
@@ -235,8 +242,8 @@ export class Screen implements ParserHandler {
       b.row(b.y).isWrapped = true;
     }
     const row = b.row(b.y);
+    this.touch(row);
     row.time = this.time;
-    row.mod = this.stamp;
     // A combining character that widened the last cell takes that cell to the next row.
     if (oldWidth > 0) row.copyCellsFrom(oldRow, oldCol, 0, oldWidth, false);
     while (oldCol < cols) oldRow.clearCell(oldCol++);
@@ -254,8 +261,8 @@ export class Screen implements ParserHandler {
     const b = this.buffer;
     const cols = this.cols;
     let row = b.row(b.y);
+    this.touch(row);
     row.time = this.time;
-    row.mod = this.stamp;
     this.openRun(row);
     let i = start;
     while (i < end) {
@@ -507,8 +514,15 @@ export class Screen implements ParserHandler {
   /** Row y, stamped as changed by this write. */
   private changed(y: number): ScreenLine {
     const line = this.buffer.row(y);
-    line.mod = this.stamp;
+    this.touch(line);
     return line;
+  }
+
+  /** A row's cells are about to change: the first change of a write is reported (processed text). */
+  private touch(line: ScreenLine): void {
+    if (line.mod === this.stamp) return;
+    if (this.beforeChange !== null && line.time >= 0) this.beforeChange(line);
+    line.mod = this.stamp;
   }
 
   // ---- cursor
@@ -704,10 +718,10 @@ export class Screen implements ParserHandler {
     if (b.y > b.scrollBottom || b.y < b.scrollTop) return;
     for (let y = b.scrollTop; y <= b.scrollBottom; ++y) {
       const line = b.row(y);
+      this.touch(line);
       if (right) line.insertCells(from, n);
       else line.deleteCells(from, n);
       line.isWrapped = false;
-      line.mod = this.stamp;
     }
   }
 
@@ -762,8 +776,8 @@ export class Screen implements ParserHandler {
       this.gone(line);
       line.time = -1;
     }
+    this.touch(line);
     line.replaceCells(start, end);
-    line.mod = this.stamp;
     if (clearWrap) line.isWrapped = false;
   }
 
@@ -775,7 +789,7 @@ export class Screen implements ParserHandler {
     line.fill();
     line.isWrapped = false;
     line.time = -1;
-    line.mod = this.stamp;
+    this.touch(line);
   }
 
   private alignmentPattern(): void {
@@ -784,10 +798,10 @@ export class Screen implements ParserHandler {
     for (let y = 0; y < this.rows; ++y) {
       const line = b.lines.get(b.ybase + b.y + y);
       if (!line) continue;
+      this.touch(line);
       line.fill((1 << 22) | 0x45);
       line.isWrapped = false;
       line.time = this.time;
-      line.mod = this.stamp;
     }
     this.setCursor(0, 0);
   }

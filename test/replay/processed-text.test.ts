@@ -113,9 +113,9 @@ describe('processed text of what full-screen programs and window changes showed'
   it('emits rows repainted in place or erased with ESC[K, each text once, stamped when it stood complete', () => {
     const lines = linesOf(cast('repaint-in-place'));
     expect([...lines].sort((a, b) => a.timeMs - b.timeMs || (a.text < b.text ? -1 : 1))).toEqual([
-      { text: 'CPU 12%', timeMs: 100 },
       { text: 'Status: starting', timeMs: 100 },
       { text: 'process alpha', timeMs: 100 },
+      { text: 'CPU 12%', timeMs: 600 }, // repainted unchanged at 600: on screen after that write too
       { text: 'Status: running', timeMs: 600 },
       { text: 'CPU 97%', timeMs: 1100 },
       { text: 'process bravo', timeMs: 1100 },
