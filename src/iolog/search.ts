@@ -128,10 +128,10 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
       if (ev.kind !== 'data' || !wanted.has(ev.stream)) continue;
       let x = extractors.get(ev.stream);
       if (!x) {
-        x = make({ cols: info.cols, rows: info.rows });
+        x = make({ cols: info.cols, rows: info.rows, stream: ev.stream });
         extractors.set(ev.stream, x);
       }
-      x.write(ev.bytes, offsetMs(ev.sec, ev.nsec));
+      x.write(ev.bytes, offsetMs(ev.sec, ev.nsec), ev.first);
       hold(ev.stream, x.takeLines());
       if (full() && flush()) {
         done = true;

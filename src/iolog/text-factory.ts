@@ -1,12 +1,14 @@
 // Which TextExtractor the search uses: the replay module's screen model (ProcessedText), so a
 // search sees what the screen showed (overwrites resolved, cursor moves applied). The simple
 // control-sequence stripper in text.ts stays as the fallback should the replay module fail to load.
+// stdout and stderr hold what went to a pipe or file, not to a tty: there a bare LF starts a new
+// line at column 0 (as sudoreplay shows them), instead of the staircase a terminal would draw.
 import { stripperFactory, type TextExtractorFactory } from './text.js';
 
 export async function textExtractorFactory(): Promise<TextExtractorFactory> {
   try {
     const { ProcessedText } = await import('../replay/processed-text.js');
-    return (opts) => new ProcessedText(opts);
+    return (opts) => new ProcessedText({ cols: opts.cols, rows: opts.rows, lineFeedIsNewline: opts.stream === 'stdout' || opts.stream === 'stderr' });
   } catch {
     return stripperFactory;
   }

@@ -8,6 +8,7 @@
 // shift the cursor, and a vertical move or an absolute position ends the line (text placed
 // elsewhere on the screen is never glued to it). A line never grows past TEXT_LINE_MAX.
 import { TEXT_LINE_MAX } from './limits.js';
+import type { StreamName } from './timing.js';
 
 export interface TextLine {
   text: string;
@@ -16,7 +17,8 @@ export interface TextLine {
 }
 
 export interface TextExtractor {
-  write(bytes: Uint8Array, timeMs: number): void;
+  /** `startsRecord` false: the bytes continue the timing record of the write before (a long record read in pieces). */
+  write(bytes: Uint8Array, timeMs: number, startsRecord?: boolean): void;
   resize(cols: number, rows: number): void;
   /** Lines finished since the last call. */
   takeLines(): TextLine[];
@@ -278,7 +280,7 @@ export class ControlStripper implements TextExtractor {
   }
 }
 
-/** Factory the search uses; swapped for the screen model when it is available. */
-export type TextExtractorFactory = (opts: { cols: number; rows: number }) => TextExtractor;
+/** Factory the search uses; swapped for the screen model when it is available. `stream`: whose bytes it reads. */
+export type TextExtractorFactory = (opts: { cols: number; rows: number; stream?: StreamName }) => TextExtractor;
 
 export const stripperFactory: TextExtractorFactory = (opts) => new ControlStripper(opts);

@@ -20,6 +20,13 @@ export class ScreenLine {
   isWrapped: boolean;
   /** Time (ms) of the last character written into this row; -1 when blank since it was cleared. */
   time = -1;
+  /**
+   * Screen.stamp of the last write that changed this row's cells (processed text looks for
+   * changed rows; it sets -1 on a row whose text it has taken for good).
+   */
+  mod = 0;
+  /** Kept by processed text: the row as it showed before the write of stamp `mod` changed it. */
+  shown: ScreenLine | null = null;
 
   constructor(cols: number, isWrapped = false) {
     this.cells = new Uint32Array(cols).fill(EMPTY_CELL);
@@ -35,6 +42,8 @@ export class ScreenLine {
     this.combined = null;
     this.isWrapped = isWrapped;
     this.time = -1;
+    this.mod = 0;
+    this.shown = null;
   }
 
   getWidth(i: number): number {

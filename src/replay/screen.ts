@@ -67,8 +67,14 @@ export class Screen implements ParserHandler {
 
   /** Time (ms) stamped on rows written from now on. */
   time = 0;
+  /** Stamped on every row whose cells change (ScreenLine.mod); the caller advances it per write. */
+  stamp = 0;
   /** Called with every line that leaves the model: dropped from the buffer, or fully erased. */
   private lineGone: ((line: ScreenLine) => void) | null = null;
+  /** Called with every line that scrolls off the top of the normal screen into the scrollback. */
+  private lineScrolledBack: ((line: ScreenLine) => void) | null = null;
+  /** Called with a row holding text before the first change a write (stamp) makes to it. */
+  private beforeChange: ((line: ScreenLine) => void) | null = null;
 
   constructor(options: ScreenOptions = {}) {
     [this.cols, this.rows] = clampSize(options.cols ?? 80, options.rows ?? 24);
@@ -84,6 +90,16 @@ export class Screen implements ParserHandler {
     this.normal.discard = this.lineGone;
     this.alt.discard = this.lineGone;
     this.buffer = this.normal;
+  }
+
+  /** Registers the receiver of rows about to change (processed text uses it). */
+  onBeforeChange(fn: ((line: ScreenLine) => void) | null): void {
+    this.beforeChange = fn;
+  }
+
+  /** Registers the receiver of lines scrolling into the scrollback (processed text uses it). */
+  onScrolledBack(fn: ((line: ScreenLine) => void) | null): void {
+    this.lineScrolledBack = fn;
   }
 
   /** Registers the receiver of lines leaving the model (processed text uses it). */
@@ -138,6 +154,7 @@ export class Screen implements ParserHandler {
     const charset = this.charset;
     const now = this.time;
     let row = b.row(b.y);
+    this.touch(row);
     row.time = now;
     this.openRun(row);
 
@@ -225,6 +242,7 @@ export class Screen implements ParserHandler {
       b.row(b.y).isWrapped = true;
     }
     const row = b.row(b.y);
+    this.touch(row);
     row.time = this.time;
     // A combining character that widened the last cell takes that cell to the next row.
     if (oldWidth > 0) row.copyCellsFrom(oldRow, oldCol, 0, oldWidth, false);
@@ -243,6 +261,7 @@ export class Screen implements ParserHandler {
     const b = this.buffer;
     const cols = this.cols;
     let row = b.row(b.y);
+    this.touch(row);
     row.time = this.time;
     this.openRun(row);
     let i = start;
@@ -363,7 +382,7 @@ export class Screen implements ParserHandler {
     switch ((collect << 8) | final) {
       case 0x40: // @ ICH
         this.restrictCursor();
-        b.row(b.y).insertCells(b.x, n);
+        this.changed(b.y).insertCells(b.x, n);
         break;
       case 0x2040: // SP @ SL
         this.shiftColumns(0, n, false);
@@ -422,7 +441,7 @@ export class Screen implements ParserHandler {
         break;
       case 0x50: // P DCH
         this.restrictCursor();
-        b.row(b.y).deleteCells(b.x, n);
+        this.changed(b.y).deleteCells(b.x, n);
         break;
       case 0x53: // S SU
         this.scrollUp(n);
@@ -432,7 +451,7 @@ export class Screen implements ParserHandler {
         break;
       case 0x58: // X ECH
         this.restrictCursor();
-        b.row(b.y).replaceCells(b.x, b.x + n);
+        this.changed(b.y).replaceCells(b.x, b.x + n);
         break;
       case 0x5a: // Z CBT
         if (b.x < this.cols) for (let k = Math.min(n, this.cols); k > 0; k--) b.x = b.prevStop();
@@ -490,6 +509,20 @@ export class Screen implements ParserHandler {
 
   str(): void {
     // SOS/PM/APC have no visible effect.
+  }
+
+  /** Row y, stamped as changed by this write. */
+  private changed(y: number): ScreenLine {
+    const line = this.buffer.row(y);
+    this.touch(line);
+    return line;
+  }
+
+  /** A row's cells are about to change: the first change of a write is reported (processed text). */
+  private touch(line: ScreenLine): void {
+    if (line.mod === this.stamp) return;
+    if (this.beforeChange !== null && line.time >= 0) this.beforeChange(line);
+    line.mod = this.stamp;
   }
 
   // ---- cursor
@@ -618,6 +651,7 @@ export class Screen implements ParserHandler {
     const bottomRow = b.ybase + b.scrollBottom;
     if (b.scrollTop === 0) {
       const willTrim = lines.isFull;
+      if (this.lineScrolledBack && b.hasScrollback && this.scrollback > 0) this.lineScrolledBack(lines.at(topRow));
       if (willTrim) this.gone(lines.at(0));
       if (bottomRow === lines.length - 1) {
         // A full buffer reuses the line it drops (no allocation per scrolled line).
@@ -684,6 +718,7 @@ export class Screen implements ParserHandler {
     if (b.y > b.scrollBottom || b.y < b.scrollTop) return;
     for (let y = b.scrollTop; y <= b.scrollBottom; ++y) {
       const line = b.row(y);
+      this.touch(line);
       if (right) line.insertCells(from, n);
       else line.deleteCells(from, n);
       line.isWrapped = false;
@@ -741,6 +776,7 @@ export class Screen implements ParserHandler {
       this.gone(line);
       line.time = -1;
     }
+    this.touch(line);
     line.replaceCells(start, end);
     if (clearWrap) line.isWrapped = false;
   }
@@ -753,6 +789,7 @@ export class Screen implements ParserHandler {
     line.fill();
     line.isWrapped = false;
     line.time = -1;
+    this.touch(line);
   }
 
   private alignmentPattern(): void {
@@ -761,6 +798,7 @@ export class Screen implements ParserHandler {
     for (let y = 0; y < this.rows; ++y) {
       const line = b.lines.get(b.ybase + b.y + y);
       if (!line) continue;
+      this.touch(line);
       line.fill((1 << 22) | 0x45);
       line.isWrapped = false;
       line.time = this.time;

@@ -97,16 +97,31 @@ export interface ScreenAtOptions {
   rows: number;
   /** Offset from the session's start (ms); events after it are not applied. Infinity = the end. */
   atMs: number;
+  /**
+   * The session had a tty: its screen is what the tty displayed (ttyout); stdout and stderr went
+   * to a pipe or file, not to that screen. Without a tty every output stream is shown.
+   */
+  ttyOnly?: boolean;
 }
+
+const TTY_STREAMS: ReadonlySet<string> = new Set(['ttyout']);
+// LNM (CSI 20 h/l): a bare LF of a pipe stream starts a new line at column 0, as sudoreplay shows it.
+const LNM_ON = new Uint8Array([0x1b, 0x5b, 0x32, 0x30, 0x68]);
+const LNM_OFF = new Uint8Array([0x1b, 0x5b, 0x32, 0x30, 0x6c]);
 
 /** The screen model after the session's output up to `atMs`. */
 export async function screenAt(events: AsyncIterable<ReplaySourceEvent>, opts: ScreenAtOptions): Promise<Screen> {
   const screen = new Screen({ cols: opts.cols, rows: opts.rows });
+  const streams = opts.ttyOnly ? TTY_STREAMS : OUTPUT_STREAMS;
+  let lnm = false;
   for await (const ev of events) {
     const ms = ev.sec * 1000 + ev.nsec / 1e6;
     if (ms > opts.atMs) break;
     if (ev.kind === 'winch' && ev.cols !== undefined && ev.rows !== undefined) screen.resize(ev.cols, ev.rows);
-    else if (ev.kind === 'data' && ev.bytes && OUTPUT_STREAMS.has(ev.stream ?? '')) {
+    else if (ev.kind === 'data' && ev.bytes && streams.has(ev.stream ?? '')) {
+      const pipe = ev.stream !== 'ttyout';
+      if (pipe !== lnm) screen.write(pipe ? LNM_ON : LNM_OFF);
+      lnm = pipe;
       screen.time = ms;
       screen.write(ev.bytes);
     }

@@ -39,8 +39,8 @@ async function lineByLine(path: string, kind: 'sudo' | 'asciicast', q: SearchQue
     if (ev.kind === 'winch') for (const x of xs.values()) x.resize(ev.cols, ev.rows);
     if (ev.kind !== 'data' || !q.streams.includes(ev.stream)) continue;
     let x = xs.get(ev.stream);
-    if (!x) xs.set(ev.stream, (x = make({ cols: info.cols, rows: info.rows })));
-    x.write(ev.bytes, offsetMs(ev.sec, ev.nsec));
+    if (!x) xs.set(ev.stream, (x = make({ cols: info.cols, rows: info.rows, stream: ev.stream })));
+    x.write(ev.bytes, offsetMs(ev.sec, ev.nsec), ev.first);
     if (check(ev.stream, x.takeLines())) {
       done = true;
       break;
