@@ -90,7 +90,7 @@ export async function iologSearch(engine: Engine, params: Params, signal?: Abort
     pool.size * 2,
     (sessions, sig) => {
       if (budget.spent()) return Promise.reject(budget.error(query.regex));
-      return pool.run('searchSessions', { sessions, streams: query.streams, regex: query.regex, detail, budget: share }, sig);
+      return pool.run('searchSessions', { sessions, streams: query.streams, regex: query.regex, flags: query.flags ?? '', detail, hiddenInput: engine.settings.searchHiddenInput, budget: share }, sig);
     },
     signal,
   );

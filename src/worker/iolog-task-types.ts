@@ -18,7 +18,7 @@ export interface IologTasks {
   listDir: { in: { roots: string[]; path: string; filter?: string; budgetMs?: number }; out: DirListing };
   expandGlob: { in: { roots: string[]; pattern: string; max: number }; out: { sessions: Array<{ kind: SessionKind; path: string }>; more: boolean } };
   /** `budget`: the search request's regex time, shared by all its tasks (absent: per batch only). */
-  searchSessions: { in: { sessions: Array<{ kind: SessionKind; path: string }>; streams: StreamName[]; regex: string; detail: boolean; budget?: RegexBudgetShare }; out: SessionSearchResult[] };
+  searchSessions: { in: { sessions: Array<{ kind: SessionKind; path: string }>; streams: StreamName[]; regex: string; flags?: string; detail: boolean; hiddenInput?: boolean; budget?: RegexBudgetShare }; out: SessionSearchResult[] };
   indexUpdate: { in: { roots: string[]; indexFile: string; rebuild: boolean }; out: IndexStats };
   indexCurrent: { in: { roots: string[]; indexFile: string }; out: boolean };
   listQuery: { in: { indexFile: string; query: ListQuery }; out: CachedRecord[] };

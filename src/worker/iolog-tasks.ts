@@ -50,11 +50,11 @@ export const expandGlob: Task<'expandGlob'> = (t) =>
 export const searchSessions: Task<'searchSessions'> = (t) =>
   capture(async () => {
     const extractor = await textExtractorFactory();
-    const q = { streams: t.streams, regex: t.regex };
+    const q = { streams: t.streams, regex: t.regex, flags: t.flags };
     const budget = t.budget ? RegexBudget.from(t.budget) : undefined;
     const one = async (s: { kind: SessionKind; path: string }): Promise<SessionSearchResult> => {
       try {
-        return await searchOne(openSessionOfKind(s.kind, s.path), q, { detail: t.detail, extractor, ...(budget ? { budget } : {}) });
+        return await searchOne(openSessionOfKind(s.kind, s.path), q, { detail: t.detail, extractor, hiddenInput: t.hiddenInput ?? false, ...(budget ? { budget } : {}) });
       } catch (err) {
         if (isEvioError(err, 'IOLOG_REGEX_TIMEOUT') || isEvioError(err, 'IOLOG_BAD_QUERY')) throw err;
         return { path: s.path, matched: false, matches: [], warnings: [toEvioError(err).message] };
