@@ -1,5 +1,6 @@
 // The inputs and outputs of the I/O-log worker tasks: plain data only (structured clone).
 import type { ChunkResult } from '../iolog/chunk.js';
+import type { CommandsRequest, CommandsResult } from '../iolog/commands.js';
 import type { CachedRecord } from '../iolog/index-db.js';
 import type { IndexStats } from '../iolog/index-update.js';
 import type { DirListing } from '../iolog/listing.js';
@@ -24,6 +25,7 @@ export interface IologTasks {
   listQuery: { in: { indexFile: string; query: ListQuery }; out: CachedRecord[] };
   replay: { in: ReplayRequest & { roots: string[] }; out: ReplayResult };
   screen: { in: ScreenRequest & { roots: string[] }; out: ScreenResult };
+  commands: { in: CommandsRequest & { roots: string[] }; out: CommandsResult };
   /** Readiness: a worker thread starts and answers. */
   ping: { in: Record<string, never>; out: 'pong' };
   /** Metrics: sessions in the index; null when it has not been built. */

@@ -9,6 +9,7 @@ import { updateIndex } from '../iolog/index-update.js';
 import { queryIndex } from '../iolog/list-query.js';
 import { replaySessionRange } from '../iolog/replay.js';
 import { sessionScreen } from '../iolog/screen.js';
+import { sessionCommands } from '../iolog/commands.js';
 import { listDirectory } from '../iolog/listing.js';
 import { openSession, openSessionOfKind } from '../iolog/locate.js';
 import { SEARCH_SESSIONS_IN_FLIGHT } from '../iolog/limits.js';
@@ -81,6 +82,8 @@ export const listQuery: Task<'listQuery'> = (t) => capture(async () => queryInde
 export const replay: Task<'replay'> = ({ roots, ...r }) => capture(() => replaySessionRange(roots, r));
 
 export const screen: Task<'screen'> = ({ roots, ...r }) => capture(() => sessionScreen(roots, r));
+
+export const commands: Task<'commands'> = ({ roots, ...r }) => capture(() => sessionCommands(roots, r));
 
 export const ping: Task<'ping'> = () => capture(async () => 'pong' as const);
 
