@@ -29,6 +29,8 @@ export interface CommandEntry {
   /** Data-stream position of the Enter key's byte (the chunk API's positions). */
   offset: number;
   line: string;
+  /** The line as the terminal showed it when entered, where that differs (a recalled or completed line). */
+  shown?: string;
   stream: StreamName;
   cwd?: string;
   /** Seconds (rounded up) at which the next prompt appeared after the Enter. */
@@ -102,6 +104,7 @@ export async function sessionCommands(roots: readonly string[], r: CommandsReque
       if (cwd !== undefined) e.cwd = cwd;
       const next = prompts.find((q) => q.timeMs > l.endMs);
       if (next) e.prompt_at = Math.ceil(next.timeMs) / 1000;
+      if (l.shown !== undefined) e.shown = l.shown;
       for (const f of FLAGS) if (l[f]) e[f] = true;
       log.push(e);
       enterMs.push(l.endMs);

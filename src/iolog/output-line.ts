@@ -56,6 +56,11 @@ export class OutputLine {
     this.feed(this.decoder.decode(bytes, { stream: true }));
   }
 
+  /** The cursor's whole row, as shown. */
+  rowText(): string {
+    return this.row;
+  }
+
   /** The cursor's row up to the cursor, as shown (escape sequences removed). */
   beforeCursor(): string {
     return this.row.slice(0, this.cursor).padEnd(this.cursor);

@@ -11,6 +11,9 @@
 // - completed: Tab asked for completion; `text` holds only what was typed.
 // - inexact: a key whose effect cannot be known (undo ^_, Alt+other key) was pressed.
 // - hidden: the line was typed at a no-echo prompt (see below).
+// With the output watched, `shown` is what the terminal showed of the line when its Enter was
+// typed (the cursor's row after the prompt the first key was typed at), when that differs from
+// `text`: a recalled or completed line as the shell displayed it. Never set on hidden lines.
 // ^C discards the line, ^D on an empty line ends input, other control keys are not text.
 // Escape sequences (function and cursor keys, mouse and focus reports, terminal answers such
 // as cursor-position reports and OSC colour replies) never become text; bracketed paste
@@ -45,6 +48,8 @@ export interface TypedLine extends TextLine {
   endMs: number;
   /** Data-stream position of the Enter byte (-1 when the caller gave no positions). */
   endPos: number;
+  /** The line as the terminal showed it at the Enter, when not equal to text. */
+  shown?: string;
   recalled?: true;
   completed?: true;
   edited?: true;
@@ -96,6 +101,8 @@ export class TypedInput implements TextExtractor {
   private killedNow = false;
   private startMs = -1;
   private secretPrompt = false;
+  /** The output row before the cursor when the first key was typed (the prompt), if watched. */
+  private prompt: string | null = null;
   private echoFrom = 0;
   private state: St = St.Ground;
   private params = '';
@@ -208,6 +215,7 @@ export class TypedInput implements TextExtractor {
 
   private release(line: TypedLine): void {
     if (line.hidden) {
+      delete line.shown;
       if (this.hiddenMode === 'drop') return;
       if (this.hiddenMode === 'redact') line.text = '';
     }
@@ -220,7 +228,8 @@ export class TypedInput implements TextExtractor {
     if (this.startMs >= 0) return;
     this.startMs = this.now;
     this.echoFrom = this.echoBase + this.echo.length;
-    this.secretPrompt = this.output !== null && SECRET_PROMPT.test(this.output.beforeCursor());
+    this.prompt = this.output !== null ? this.output.beforeCursor() : null;
+    this.secretPrompt = this.prompt !== null && SECRET_PROMPT.test(this.prompt);
   }
 
   private reset(): void {
@@ -229,16 +238,25 @@ export class TypedInput implements TextExtractor {
     this.flags.clear();
     this.startMs = -1;
     this.secretPrompt = false;
+    this.prompt = null;
   }
 
   private enter(): void {
     const text = this.chars.join('').trimEnd();
-    if (text.trim() === '') {
+    // A blank line is no command, unless history filled it (its text is then unknown here).
+    if (text.trim() === '' && !this.flags.has('recalled')) {
       this.reset();
       return;
     }
     const line: TypedLine = { text, timeMs: this.startMs >= 0 ? this.startMs : this.now, endMs: this.now, endPos: this.pos };
     for (const f of this.flags) line[f] = true;
+    if (this.prompt !== null && this.output) {
+      const row = this.output.rowText();
+      if (row.startsWith(this.prompt)) {
+        const shown = row.slice(this.prompt.length).trim();
+        if (shown !== text.trim()) line.shown = shown;
+      }
+    }
     if (this.secretPrompt) line.hidden = true;
     const echoFrom = this.echoFrom;
     this.reset();
