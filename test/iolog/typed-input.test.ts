@@ -45,7 +45,7 @@ describe('typed input', () => {
   });
 
   it('history recall and completion are flagged, not guessed', () => {
-    expect(typed('\x1b[A\r')).toEqual([]); // nothing typed: nothing known
+    expect(typed('\x1b[A\r')).toEqual([expect.objectContaining({ text: '', recalled: true })]); // nothing typed: text unknown
     expect(typed('\x1b[A --help\r')[0]).toMatchObject({ text: ' --help', recalled: true });
     expect(typed('\x1bOA\x1bOB\x10x\r')[0]).toMatchObject({ text: 'x', recalled: true });
     expect(typed('\x12ssh\r')[0]).toMatchObject({ text: 'ssh', recalled: true });
