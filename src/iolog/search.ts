@@ -178,7 +178,7 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
       }
       if (!wanted.has(ev.stream)) continue;
       const x = extractorFor(ev.stream);
-      if (x instanceof TypedInput) x.write(ev.bytes, t, ev.pos);
+      if (x instanceof TypedInput) x.writeAt(ev.bytes, t, ev.pos);
       else x.write(ev.bytes, t);
       hold(ev.stream, x.takeLines());
       if (full() && flush()) {

@@ -151,8 +151,12 @@ export class TypedInput implements TextExtractor {
     return this.output?.beforeCursor() ?? '';
   }
 
-  /** `pos`: the data-stream position of bytes[0] (for the Enter's position). */
-  write(bytes: Uint8Array, timeMs: number, pos = -1): void {
+  write(bytes: Uint8Array, timeMs: number): void {
+    this.writeAt(bytes, timeMs, -1);
+  }
+
+  /** write() with `pos`, the data-stream position of bytes[0] (for the Enter's position). */
+  writeAt(bytes: Uint8Array, timeMs: number, pos: number): void {
     this.decideUntil(timeMs);
     this.now = timeMs;
     for (let i = 0; i < bytes.length; i++) {
