@@ -26,6 +26,10 @@
 // does not show its text (as a subsequence of the printable output: echo interleaved with
 // redraws still counts). Lines whose echo is still possible are held until that time passes.
 //
+// A pipe (sudo logs stdin only when it is not a terminal) has no line editing: with
+// `editing: false` no key edits or flags anything, CR, LF and CR LF end lines, a tab is text,
+// escape sequences and other control characters are dropped.
+//
 // Output read only for that (the search) may be parsed lazily: while nobody is typing, only its
 // last OUTPUT_TAIL_MAX bytes are kept, and parsed when the next key comes (the prompt's row is at
 // the end of the output); while a line is open or its echo undecided, every byte is parsed.
@@ -72,6 +76,8 @@ export interface TypedInputOptions {
   hidden?: HiddenLines;
   /** Parse the output only around typed lines (no OSC 7 directory, prompts only at first keys). */
   lazyOutput?: boolean;
+  /** false for a pipe (stdin): no line editing, no flags. Default true (a terminal). */
+  editing?: boolean;
 }
 
 const enum St {
@@ -132,6 +138,7 @@ export class TypedInput implements TextExtractor {
   /** Output was seen: without any (a session recorded without ttyout) echo cannot be judged. */
   private outputSeen = false;
   private readonly lazy: boolean;
+  private readonly editing: boolean;
   /** Lazy mode: output not parsed yet (its last OUTPUT_TAIL_MAX bytes), and whether older bytes were dropped. */
   private tail: Buffer[] = [];
   private tailLen = 0;
@@ -141,6 +148,7 @@ export class TypedInput implements TextExtractor {
   constructor(opts: TypedInputOptions = {}) {
     this.hiddenMode = opts.hidden ?? 'keep';
     this.lazy = opts.lazyOutput ?? false;
+    this.editing = opts.editing ?? true;
   }
 
   /** Starts judging echo: the caller feeds the terminal's output in order with the input. */
@@ -444,8 +452,8 @@ export class TypedInput implements TextExtractor {
       if (this.paste) this.flags.add('pasted');
       return;
     }
-    if (this.paste) {
-      // Pasted text is inserted as it is; its line ends end lines, other controls are dropped.
+    if (this.paste || !this.editing) {
+      // Pasted (or piped) text is inserted as it is; its line ends end lines, other controls are dropped.
       if (b === 0x0d) {
         this.lastCr = true;
         this.enter();
@@ -538,6 +546,7 @@ export class TypedInput implements TextExtractor {
     this.killedBefore = this.killedNow;
     this.killedNow = false;
     this.state = St.Ground;
+    if (!this.editing && b !== 0x5b && b !== 0x4f && b !== 0x5d && b !== 0x50 && b !== 0x58 && b !== 0x5e && b !== 0x5f && b !== 0x1b) return;
     if (b === 0x5b) {
       this.state = St.Csi;
       this.params = '';
@@ -557,11 +566,12 @@ export class TypedInput implements TextExtractor {
   }
 
   private ss3(b: number): void {
-    this.key(String.fromCharCode(b), '');
+    if (this.editing) this.key(String.fromCharCode(b), '');
   }
 
   private csi(final: number): void {
     const f = String.fromCharCode(final);
+    if (!this.editing) return;
     if (f === '~') {
       const code = Number.parseInt(this.params.split(';')[0] ?? '', 10);
       if (code === 200) this.paste = true;

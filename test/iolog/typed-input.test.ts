@@ -126,6 +126,12 @@ describe('typed input', () => {
     );
   });
 
+  it('a pipe (stdin) has no line editing: control keys are dropped, lines still end', () => {
+    const lines = typed('abc\x7fd\x15e\x1b[Af\tg\r\nnext\n', { editing: false });
+    expect(lines.map((l) => l.text)).toEqual(['abcdef\tg', 'next']);
+    expect(lines.every((l) => !l.edited && !l.recalled)).toBe(true);
+  });
+
   it('a line longer than the bound is emitted in pieces', () => {
     const lines = texts('x'.repeat(TEXT_LINE_MAX * 2 + 5) + '\r');
     expect(lines.map((l) => l.length)).toEqual([TEXT_LINE_MAX, TEXT_LINE_MAX, 5]);
