@@ -45,6 +45,8 @@ import type { TextExtractor, TextLine } from './text.js';
 export const ECHO_GRACE_MS = 200;
 const ECHO_MAX = 2 * TEXT_LINE_MAX;
 const OUTPUT_TAIL_MAX = 4096;
+/** Lines awaiting their echo judgement at most (a paste of many lines in one moment). */
+const WAITING_MAX = 1024;
 const MAX_PARAMS = 32;
 
 /** A prompt asking for a secret, as the text before the cursor ends. */
@@ -97,6 +99,8 @@ interface Pending {
   line: TypedLine;
   /** Echo counter when its first key was typed. */
   echoFrom: number;
+  /** Its echo no longer fits the bounded buffer (a big paste): it cannot be judged, so it is not hidden. */
+  unjudged?: boolean;
 }
 
 function isWordChar(ch: string): boolean {
@@ -241,6 +245,7 @@ export class TypedInput implements TextExtractor {
       const cut = this.echo.length - ECHO_MAX;
       this.echo = this.echo.slice(cut);
       this.echoBase += cut;
+      for (const p of this.waiting) if (p.echoFrom < this.echoBase) p.unjudged = true;
     }
   }
 
@@ -248,7 +253,7 @@ export class TypedInput implements TextExtractor {
     while (this.waiting.length > 0 && (timeMs === Infinity || timeMs > this.waiting[0]!.line.endMs + ECHO_GRACE_MS)) {
       const p = this.waiting.shift()!;
       const from = Math.max(0, p.echoFrom - this.echoBase);
-      if (this.outputSeen && !isSubsequence(p.line.text, this.echo, from)) p.line.hidden = true;
+      if (this.outputSeen && !p.unjudged && !isSubsequence(p.line.text, this.echo, from)) p.line.hidden = true;
       this.release(p.line);
     }
     if (this.waiting.length === 0 && this.startMs < 0) {
@@ -312,6 +317,7 @@ export class TypedInput implements TextExtractor {
     if (this.secretPrompt) line.hidden = true;
     const echoFrom = this.echoFrom;
     this.reset();
+    if (this.waiting.length >= WAITING_MAX) this.release(this.waiting.shift()!.line); // bounded: left unjudged
     if (this.output && !line.hidden) {
       this.waiting.push({ line, echoFrom });
       return;

@@ -183,6 +183,17 @@ describe('no-echo prompts', () => {
     expect(session('$ ', keys, echo, 'redact').map((l) => [l.text, l.hidden ?? false])).toEqual([['ls', false], ['', true], ['id', false]]);
   });
 
+  it('a paste of many lines at one moment stays bounded and is not hidden for want of room', () => {
+    const x = new TypedInput({ hidden: 'drop' });
+    x.observeOutput(b('$ '), 0);
+    const paste = Array.from({ length: 5000 }, (_, i) => `echo line ${i} ${'x'.repeat(20)}`).join('\r') + '\r';
+    x.writeAt(b(`\x1b[200~${paste}\x1b[201~`), 1, 0);
+    x.observeOutput(b(paste.replaceAll('\r', '\r\n')), 2);
+    const lines = [...x.takeLines(), ...x.end()];
+    expect(lines.length).toBe(5000);
+    expect(lines.every((l) => l.pasted && !l.hidden)).toBe(true);
+  });
+
   it('a session recorded without output cannot be judged: nothing is hidden', () => {
     const x = new TypedInput({ hidden: 'drop' });
     x.watchOutput();
