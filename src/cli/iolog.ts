@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import {
   iologChunk,
+  iologCommands,
   iologExport,
   iologIndex,
   iologListPage,
@@ -72,7 +73,11 @@ const SUBS: Record<string, Sub> = {
   },
   search: {
     usage: "evio iolog search GLOB 'KEYWORD:REGEX' [--detail]",
-    help: 'Prints the sessions whose text matches REGEX within one line: {iologs:[path]}; --detail adds the lines.\nKEYWORD: stdin, stdout, stderr, ttyin, ttyout, input, output or any. GLOB is absolute or relative to each root.',
+    help:
+      'Prints the sessions whose text matches REGEX within one line: {iologs:[path]}; --detail adds the lines\n' +
+      'with time (ms since the start) and at (seconds: give it to evio iolog screen --at to see the line).\n' +
+      'KEYWORD: stdin, stdout, stderr, ttyin, ttyout, input, output or any (input: the lines typed). (?i) before REGEX:\n' +
+      'case-insensitive. GLOB is absolute or relative to each root.',
     flags: [],
     bools: ['detail'],
     positionals: ['file', 'query'],
@@ -85,6 +90,29 @@ const SUBS: Record<string, Sub> = {
       let tail = ']';
       for (const [k, v] of Object.entries({ ...answer.tail(run.detail), status: 0 })) tail += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
       await write(io.out, `${tail}}\n`);
+      return 0;
+    },
+  },
+  commands: {
+    usage: 'evio iolog commands FILE',
+    help:
+      'Prints the command timeline of a session as NDJSON: one line per command entered\n' +
+      '{time, at, offset, line, stream, cwd?, prompt_at?, recalled?, completed?, edited?, inexact?, pasted?, hidden?},\n' +
+      'then one last line {file, commands, exit?, truncated?, warnings?, status}. at and prompt_at are seconds (evio iolog screen --at).',
+    flags: [],
+    positionals: ['file'],
+    async run(a, io) {
+      const c = await iologCommands(io.engine(), a, io.signal);
+      let buf = '';
+      for (const e of c.log) {
+        buf += `${JSON.stringify(e)}\n`;
+        if (buf.length >= 65536) {
+          await write(io.out, buf);
+          buf = '';
+        }
+      }
+      const last = { file: c.file, commands: c.log.length, ...(c.exit ? { exit: c.exit } : {}), ...(c.truncated ? { truncated: true } : {}), ...(c.warnings.length ? { warnings: c.warnings } : {}), status: 0 };
+      await write(io.out, `${buf}${JSON.stringify(last)}\n`);
       return 0;
     },
   },
@@ -138,6 +166,7 @@ const EXAMPLES: Record<string, string> = {
   variables: 'evio iolog variables /var/log/sudo-io/00/00/01',
   ls: "evio iolog ls 00/00 --filter '^0[0-9A-F]$'",
   search: "evio iolog search '**' 'output:permission denied' --detail",
+  commands: 'evio iolog commands 00/00/01',
   list: "evio iolog list --submituser 'al*' --from '2026-11-22 00:00' --len 50",
   index: 'evio iolog index',
   export: 'evio iolog export --format asciicast 00/00/01 --out session.cast',
@@ -174,7 +203,7 @@ function toParams(name: string, sub: Sub, argv: readonly string[]): Params {
 
 export const iologCommand: CliCommand = {
   name: 'iolog',
-  summary: 'I/O logs: chunk, variables, ls, search, list, index, export, replay, screen',
+  summary: 'I/O logs: chunk, variables, ls, search, commands, list, index, export, replay, screen',
   async run(argv, io) {
     const [name, ...rest] = argv;
     if (!name || name === '--help' || name === '-h' || name === 'help') {

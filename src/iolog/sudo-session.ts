@@ -42,7 +42,9 @@ export class SudoSession implements IologSession {
   /** The timing records in order; stops at the first invalid line (with a warning). */
   private async *records(signal: AbortSignal | undefined, maxRecords = Infinity): AsyncGenerator<TimingRecord> {
     const file = join(this.path, 'timing');
-    const decoded = await decodedChunks(file, (msg) => this.warn('timing-gzip', `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${msg}`));
+    // A complete session's gzip timing must end with its trailer: one cut short warns, as a short stream file does.
+    const complete = await this.complete();
+    const decoded = await decodedChunks(file, (msg) => this.warn('timing-gzip', `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${msg}`), complete);
     if (!decoded) return;
     const parser = new TimingParser();
     const splitter = new LineSplitter(TIMING_LINE_MAX, 'latin1');

@@ -24,6 +24,7 @@ const indexUpdating = onFirstUse(() => import('../iolog/index-update.js'));
 const listQuerying = onFirstUse(() => import('../iolog/list-query.js'));
 const replaying = onFirstUse(() => import('../iolog/replay.js'));
 const screens = onFirstUse(() => import('../iolog/screen.js'));
+const commandLists = onFirstUse(() => import('../iolog/commands.js'));
 const listing = onFirstUse(() => import('../iolog/listing.js'));
 const locating = onFirstUse(() => import('../iolog/locate.js'));
 const budgets = onFirstUse(() => import('../iolog/request-budget.js'));
@@ -67,11 +68,11 @@ export const searchSessions: Task<'searchSessions'> = (t) =>
   capture(async () => {
     const [{ textExtractorFactory }, { RegexBudget }, { searchSession: searchOne }, { openSessionOfKind }] = await Promise.all([textFactory(), budgets(), searching(), locating()]);
     const extractor = await textExtractorFactory();
-    const q = { streams: t.streams, regex: t.regex };
+    const q = { streams: t.streams, regex: t.regex, flags: t.flags };
     const budget = t.budget ? RegexBudget.from(t.budget) : undefined;
     const one = async (s: { kind: SessionKind; path: string }): Promise<SessionSearchResult> => {
       try {
-        return await searchOne(openSessionOfKind(s.kind, s.path), q, { detail: t.detail, extractor, ...(budget ? { budget } : {}) });
+        return await searchOne(openSessionOfKind(s.kind, s.path), q, { detail: t.detail, extractor, hiddenInput: t.hiddenInput ?? false, ...(budget ? { budget } : {}) });
       } catch (err) {
         if (isEvioError(err, 'IOLOG_REGEX_TIMEOUT') || isEvioError(err, 'IOLOG_BAD_QUERY')) throw err;
         return { path: s.path, matched: false, matches: [], warnings: [toEvioError(err).message] };
@@ -98,6 +99,8 @@ export const listQuery: Task<'listQuery'> = (t) => capture(async () => (await li
 export const replay: Task<'replay'> = ({ roots, ...r }) => capture(async () => (await replaying()).replaySessionRange(roots, r));
 
 export const screen: Task<'screen'> = ({ roots, ...r }) => capture(async () => (await screens()).sessionScreen(roots, r));
+
+export const commands: Task<'commands'> = ({ roots, ...r }) => capture(async () => (await commandLists()).sessionCommands(roots, r));
 
 export const ping: Task<'ping'> = () => capture(async () => 'pong' as const);
 

@@ -3,6 +3,7 @@
 import { evioError } from '../../errors.js';
 import {
   iologChunk,
+  iologCommands,
   iologDownload,
   iologListPage,
   iologListDirectory,
@@ -111,13 +112,29 @@ export const iologRoutes: Route[] = [
     summary: 'Sessions whose text matches KEYWORD:REGEX within one line',
     params: {
       file: textParam('glob naming sessions, absolute or relative to each I/O log root (e.g. **, 00/00/*)'),
-      query: textParam('KEYWORD:REGEX; KEYWORD = stdin, stdout, stderr, ttyin, ttyout, input, output or any'),
-      detail: ioFlag('1 adds the matching lines with their time offsets'),
+      query: textParam('KEYWORD:REGEX; KEYWORD = stdin, stdout, stderr, ttyin, ttyout, input, output or any; REGEX starting with (?i) is case-insensitive'),
+      detail: ioFlag('1 adds the matching lines with their times (time: ms since the start; at: seconds for the screen call)'),
     },
     async handler(req, engine) {
       const run = await iologSearch(engine, req.query, req.signal);
       const answer = new SearchAnswer();
       return jsonArrayResponse('iologs', matchingPaths(run, answer), {}, () => answer.tail(run.detail));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/iolog/commands',
+    versions: VERSIONS,
+    writes: false,
+    summary: 'The command timeline of a session: lines typed, when, where, the next prompt, the exit status',
+    params: { file: textParam('a sudo session directory or asciicast file under an I/O log root') },
+    async handler(req, engine) {
+      const c = await iologCommands(engine, req.query, req.signal);
+      const tail: Record<string, unknown> = {};
+      if (c.exit) tail.exit = c.exit;
+      if (c.truncated) tail.truncated = true;
+      if (c.warnings.length) tail.warnings = c.warnings;
+      return jsonArrayResponse('log', each(c.log), { file: c.file }, () => tail);
     },
   },
   {
