@@ -15,11 +15,17 @@ import { progress, progressDone, type CliCommand } from './io.js';
 
 const HELP = `Usage: evio demo [--count N]
 
-Generates N events (default 100000) into the data folder's flat-file log if it is empty, copies
-them into the default SQLite event database, and prints the answers to a few queries.
+Generates N events (default 100000) into the data folder's flat-file log if it is empty, with
+the recorded session of each keystroke (K) event under the first I/O log root (about 300: the
+other would-be K events are plain accepts), copies them into the default SQLite event
+database, and prints the answers to a few queries. Every K event's iolog field names a session
+that exists (shells show a prompt and commands typed and run).
 
 Example:
   EVIO_HOME=/tmp/evio evio demo --count 20000`;
+
+/** Sessions the demo's events point at (each a small directory). */
+const DEMO_SESSIONS = 300;
 
 export const demoCommand: CliCommand = {
   name: 'demo',
@@ -31,13 +37,13 @@ export const demoCommand: CliCommand = {
     const s = engine.settings;
     await mkdir(s.home, { recursive: true });
     const count = intFlag(f, 'count', 100_000);
+    const iologRoot = s.iologdirs[0]!;
     if (!existsSync(s.eventlog)) {
-      await generateCommand.run(['events', '--count', String(count), '--seed', '1', '--out', s.eventlog], io);
+      await generateCommand.run(['events', '--count', String(count), '--seed', '1', '--out', s.eventlog, '--iolog-root', iologRoot, '--max-sessions', String(DEMO_SESSIONS)], io);
     }
     const copied = await copyEvents(engine, { from: `ff:${s.eventlog}`, to: `db:${s.eventdb}`, signal: io.signal, onProgress: (p) => progress(io, `SQLite: ${p.written} new records`) });
     progressDone(io);
     io.err.write(`flat file ${s.eventlog} -> SQLite ${s.eventdb}: ${copied.written} new, ${copied.skipped} already there\n`);
-    const iologRoot = s.iologdirs[0]!;
     if (!existsSync(iologRoot) || readdirSync(iologRoot).length === 0) {
       await runGenerateSessions(['--count', '30', '--seed', '1', '--out', iologRoot], io);
     }
@@ -49,6 +55,7 @@ export const demoCommand: CliCommand = {
       ['Legacy listing of keystroke sessions (flat file)', `/REST/events?file=${encodeURIComponent(file)}&accept=0&reject=0&limit=2`],
       ['Recorded sessions run as root (cached I/O log index)', '/REST/iolog/list?runuser=root&len=2'],
       ['Which sessions showed a private key file on screen?', '/REST/iolog/search?file=**&query=output:id_rsa&detail=1'],
+      ['A root shell of a keystroke event: the session its iolog field points at', `/REST/events?format=ff&file=${encodeURIComponent(file)}&etype=K&runuser=root&runcommand=/bin/bash&limit=1`],
     ];
     for (const [q, target] of questions) {
       io.out.write(`\n# ${q}\n# evio call GET '${target}'\n`);
