@@ -62,7 +62,7 @@ describe('generated keystroke events and their sessions', () => {
     const route = seekRoutes.find((r) => r.path === '/iolog/session')!;
     const res: ApiResponse = await route.handler({ method: 'GET', path: '/iolog/session', query: { iolog: k.iolog! }, signal: new AbortController().signal }, engine);
     expect(res.kind).toBe('json');
-    const body = (res as { body: { session: { uniqueid: string; file: string } } }).body;
+    const body = (res as unknown as { body: { session: { uniqueid: string; file: string } } }).body;
     expect(body.session.uniqueid).toBe(k.uniqueid);
     await expect(route.handler({ method: 'GET', path: '/iolog/session', query: { iolog: join(root, 'no/such/session') }, signal: new AbortController().signal }, engine)).rejects.toThrow(/^1454 /);
   });
