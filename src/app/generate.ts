@@ -25,10 +25,13 @@ export interface GenerateEventsRequest {
   onProgress?: (written: number) => void;
 }
 
-/** Share of K records kept so that about `max` sessions are written for `count` events (~20 % are K). */
+/**
+ * Share of K records kept so that about `max` sessions are written for `count` events: about
+ * half the records are new requests (the rest finishes), a fifth of those K.
+ */
 function keystrokeShare(count: number, max: number | undefined): number {
   if (max === undefined || count === 0) return 1;
-  return Math.min(1, max / (count * 0.2));
+  return Math.min(1, max / (count * 0.11));
 }
 
 /** Writes the NDJSON event log (and the K records' sessions); returns what was written. */
