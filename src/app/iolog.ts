@@ -24,6 +24,10 @@ import { flag, nonNegativeInt, required, single, type Params } from '../iolog/pa
 import { RegexBudget } from '../iolog/request-budget.js';
 import { parseSearchQuery, type SearchMatch, type SessionSearchResult } from '../iolog/search.js';
 import { checkGlob } from '../iolog/walk.js';
+import { dropFromSeekIndex, type SeekBuildStats, type SeekScreenResult } from '../iolog/seek.js';
+import { resolve } from 'node:path';
+import { seekIndexPath } from '../iolog/seek-store.js';
+import { resolveEventSession, type EventSession } from '../iolog/event-session.js';
 
 export type { Params } from '../iolog/params.js';
 
@@ -31,13 +35,22 @@ function roots(engine: Engine): string[] {
   return [...engine.settings.iologdirs];
 }
 
-/** GET /REST/iolog?file=&start=&len= : one chunk of the session's data stream. */
-export async function iologChunk(engine: Engine, params: Params, signal?: AbortSignal): Promise<ChunkResult> {
+/**
+ * GET /REST/iolog?file=&start=&len= (or at=SECONDS instead of start): one chunk of the session's
+ * data stream; `at` starts it at the position of that time (the screen call's `offset`). Read
+ * from the nearest keyframe of the seek index (seek.ts), so a chunk deep in a big session costs
+ * no pass over what comes before it.
+ */
+export async function iologChunk(engine: Engine, params: Params, signal?: AbortSignal): Promise<ChunkResult & { at?: number }> {
   const file = required(params, 'file');
+  const hasAt = single(params, 'at') !== undefined && single(params, 'at') !== '';
+  const hasStart = single(params, 'start') !== undefined && single(params, 'start') !== '';
+  if (hasAt && hasStart) throw evioError('IOLOG_START_AND_AT', 'give start (a byte position) or at (seconds), not both');
   const start = nonNegativeInt(params, 'start', 0);
   const len = nonNegativeInt(params, 'len', CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN);
   const pool = await iologPool(engine);
-  return pool.run('chunk', { roots: roots(engine), file, start, len }, signal);
+  const at = hasAt ? { atMs: atMilliseconds(params) } : { start };
+  return pool.run('seekChunk', { roots: roots(engine), seekFile: seekIndexPath(engine.settings.iologcache), file, len, ...at }, signal);
 }
 
 /** GET /REST/iolog/variables?file= */
@@ -225,7 +238,14 @@ export async function iologListPage(engine: Engine, params: Params, signal?: Abo
  * purge job, after it deleted I/O logs. Returns the number of index rows removed.
  */
 export function removeIologsFromIndex(engine: Engine, paths: readonly string[]): number {
-  return removeSessionsFromIndex(engine.settings.iologcache, paths);
+  const n = removeSessionsFromIndex(engine.settings.iologcache, paths);
+  // The seek index is a cache: a failure to clean it only leaves rows no session matches.
+  try {
+    dropFromSeekIndex(seekIndexPath(engine.settings.iologcache), paths.map((p) => resolve(p)));
+  } catch {
+    // ignored
+  }
+  return n;
 }
 
 /** GET /REST/iolog/replay, `evio iolog replay`: validated here, tokenized in the pool. */
@@ -248,12 +268,40 @@ function atMilliseconds(params: Params): number {
   return Number(m[1]) * 1000 + Number((m[2] ?? '').padEnd(9, '0')) / 1e6;
 }
 
-/** `evio iolog screen`: the screen as text rows at a moment (default: the end), in the pool. */
-export async function iologScreen(engine: Engine, params: Params, signal?: AbortSignal): Promise<ScreenResult> {
+/**
+ * GET /REST/iolog/screen, `evio iolog screen`: the screen at a moment (default: the end), from
+ * the nearest keyframe of the session's seek index (built on the first seek, in the pool).
+ */
+export async function iologScreen(engine: Engine, params: Params, signal?: AbortSignal): Promise<SeekScreenResult> {
+  const file = required(params, 'file');
+  const atMs = atMilliseconds(params);
+  const cells = flag(params, 'cells');
+  const pool = await iologPool(engine);
+  return pool.run('seekScreen', { roots: roots(engine), seekFile: seekIndexPath(engine.settings.iologcache), file, atMs, cells }, signal);
+}
+
+/** The screen at a moment replayed from the session's start, without the seek index (the benchmark's baseline). */
+export async function iologScreenFromStart(engine: Engine, params: Params, signal?: AbortSignal): Promise<ScreenResult> {
   const file = required(params, 'file');
   const atMs = atMilliseconds(params);
   const pool = await iologPool(engine);
   return pool.run('screen', { roots: roots(engine), file, atMs }, signal);
+}
+
+/**
+ * GET /REST/iolog/session?iolog=PATH : the session a keystroke (K) event's `iolog` field points
+ * at (resolved inside the I/O log roots; IOLOG_EVENT_SESSION_MISSING when it is not there), with
+ * its path relative to its root (usable as file=) and its identity (uniqueid, users, command).
+ */
+export async function iologEventSession(engine: Engine, params: Params): Promise<EventSession> {
+  return resolveEventSession(roots(engine), required(params, 'iolog'));
+}
+
+/** Builds or extends one session's seek index now (otherwise the first seek does). */
+export async function iologSeekIndex(engine: Engine, params: Params, signal?: AbortSignal): Promise<SeekBuildStats & { file: string; bytes: number; duration: number }> {
+  const file = required(params, 'file');
+  const pool = await iologPool(engine);
+  return pool.run('seekIndex', { roots: roots(engine), seekFile: seekIndexPath(engine.settings.iologcache), file }, signal);
 }
 
 /**

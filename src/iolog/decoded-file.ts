@@ -47,12 +47,13 @@ export interface DecodedChunks {
 /**
  * The whole decoded content of a file as chunks (timing files, asciicast files). Errors inside
  * the gzip data end the stream early and are reported through `onError` (the bytes before the
- * damage are still delivered). With `wantTrailer` (a file its writer has finished: sudo's
- * complete mark), gzip data must end with its trailer: a file cut short inflates without error
- * under Z_SYNC_FLUSH (as a live one must), so the trailer's ISIZE (the decoded length mod 2^32,
- * RFC 1952; sudo writes one gzip member) is compared with what was decoded.
+ * damage are still delivered). `start` skips that many decoded bytes. With `wantTrailer` (a
+ * file its writer has finished: sudo's complete mark), gzip data must end with its trailer: a
+ * file cut short inflates without error under Z_SYNC_FLUSH (as a live one must), so the
+ * trailer's ISIZE (the decoded length mod 2^32, RFC 1952; sudo writes one gzip member) is
+ * compared with what was decoded.
  */
-export async function decodedChunks(path: string, onError: (msg: string) => void, wantTrailer = false): Promise<DecodedChunks | null> {
+export async function decodedChunks(path: string, onError: (msg: string) => void, start = 0, wantTrailer = false): Promise<DecodedChunks | null> {
   const fh = await openNoFollow(path);
   if (!fh) return null;
   const gzip = await isGzip(fh);
@@ -68,7 +69,7 @@ export async function decodedChunks(path: string, onError: (msg: string) => void
   async function* plain(): AsyncGenerator<Buffer> {
     try {
       const buf = Buffer.allocUnsafe(64 * 1024);
-      let pos = 0;
+      let pos = start;
       for (;;) {
         const { bytesRead } = await fh!.read(buf, 0, buf.length, pos);
         if (bytesRead === 0) return;
@@ -86,9 +87,17 @@ export async function decodedChunks(path: string, onError: (msg: string) => void
     source.pipe(gunzip);
     let decoded = 0;
     try {
+      // A start inside the data: inflated and dropped (gzip cannot be entered in the middle).
+      let skip = start;
       for await (const c of gunzip) {
-        decoded += (c as Buffer).length;
-        yield c as Buffer;
+        const b = c as Buffer;
+        decoded += b.length;
+        if (skip >= b.length) {
+          skip -= b.length;
+          continue;
+        }
+        yield skip ? b.subarray(skip) : b;
+        skip = 0;
       }
       if (wantTrailer && isize !== (decoded % 2 ** 32)) {
         onError(`${path}: gzip data is truncated (it ends without its trailer, though the session is marked complete); read up to the cut`);

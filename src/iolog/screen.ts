@@ -22,8 +22,12 @@ export interface ScreenResult {
 export async function sessionScreen(roots: readonly string[], r: ScreenRequest, signal?: AbortSignal): Promise<ScreenResult> {
   const session = await openSession([...roots], r.file);
   const info = await session.info();
-  // A session with a tty shows what the tty displayed; stdout/stderr then went to a pipe or file.
-  const ttyOnly = info.ttyname !== '' && info.ttyname !== 'unknown';
+  const ttyOnly = showsTtyOnly(info);
   const screen = await screenAt(session.events(signal ? { signal } : {}), { cols: info.cols, rows: info.rows, atMs: r.atMs, ttyOnly });
   return { file: session.path, cols: info.cols, rows: info.rows, lines: renderScreen(screen, { trimBottom: true }), warnings: [...session.warnings] };
+}
+
+/** A session with a tty shows what the tty displayed; its stdout/stderr went to a pipe or file. */
+export function showsTtyOnly(info: { ttyname: string }): boolean {
+  return info.ttyname !== '' && info.ttyname !== 'unknown';
 }

@@ -109,22 +109,31 @@ const TTY_STREAMS: ReadonlySet<string> = new Set(['ttyout']);
 const LNM_ON = new Uint8Array([0x1b, 0x5b, 0x32, 0x30, 0x68]);
 const LNM_OFF = new Uint8Array([0x1b, 0x5b, 0x32, 0x30, 0x6c]);
 
+/**
+ * Applies one output record to a session's screen: ttyout as the tty drew it; with `ttyOnly`
+ * nothing else; otherwise a pipe stream (stdout, stderr) with a bare LF as a new line. The
+ * screen's own LNM mode says which kind wrote last, so a screen restored from a keyframe goes on
+ * the same way (a program on a tty-only screen keeps any LNM it set itself).
+ */
+export function writeSessionOutput(screen: Screen, stream: string, bytes: Uint8Array, ms: number, ttyOnly: boolean): void {
+  if (!(ttyOnly ? TTY_STREAMS : OUTPUT_STREAMS).has(stream)) return;
+  if (!ttyOnly) {
+    const pipe = stream !== 'ttyout';
+    if (pipe !== screen.modes.convertEol) screen.write(pipe ? LNM_ON : LNM_OFF);
+  }
+  screen.time = ms;
+  screen.write(bytes);
+}
+
 /** The screen model after the session's output up to `atMs`. */
 export async function screenAt(events: AsyncIterable<ReplaySourceEvent>, opts: ScreenAtOptions): Promise<Screen> {
   const screen = new Screen({ cols: opts.cols, rows: opts.rows });
-  const streams = opts.ttyOnly ? TTY_STREAMS : OUTPUT_STREAMS;
-  let lnm = false;
+  const ttyOnly = opts.ttyOnly ?? false;
   for await (const ev of events) {
     const ms = ev.sec * 1000 + ev.nsec / 1e6;
     if (ms > opts.atMs) break;
     if (ev.kind === 'winch' && ev.cols !== undefined && ev.rows !== undefined) screen.resize(ev.cols, ev.rows);
-    else if (ev.kind === 'data' && ev.bytes && streams.has(ev.stream ?? '')) {
-      const pipe = ev.stream !== 'ttyout';
-      if (pipe !== lnm) screen.write(pipe ? LNM_ON : LNM_OFF);
-      lnm = pipe;
-      screen.time = ms;
-      screen.write(ev.bytes);
-    }
+    else if (ev.kind === 'data' && ev.bytes && ev.stream !== undefined) writeSessionOutput(screen, ev.stream, ev.bytes, ms, ttyOnly);
   }
   screen.end();
   return screen;

@@ -25,6 +25,7 @@ const listQuerying = onFirstUse(() => import('../iolog/list-query.js'));
 const replaying = onFirstUse(() => import('../iolog/replay.js'));
 const screens = onFirstUse(() => import('../iolog/screen.js'));
 const commandLists = onFirstUse(() => import('../iolog/commands.js'));
+const seeking = onFirstUse(() => import('../iolog/seek.js'));
 const listing = onFirstUse(() => import('../iolog/listing.js'));
 const locating = onFirstUse(() => import('../iolog/locate.js'));
 const budgets = onFirstUse(() => import('../iolog/request-budget.js'));
@@ -101,6 +102,12 @@ export const replay: Task<'replay'> = ({ roots, ...r }) => capture(async () => (
 export const screen: Task<'screen'> = ({ roots, ...r }) => capture(async () => (await screens()).sessionScreen(roots, r));
 
 export const commands: Task<'commands'> = ({ roots, ...r }) => capture(async () => (await commandLists()).sessionCommands(roots, r));
+
+export const seekScreen: Task<'seekScreen'> = ({ roots, seekFile, ...r }) => capture(async () => (await seeking()).seekScreen(roots, seekFile, r));
+
+export const seekChunk: Task<'seekChunk'> = ({ roots, seekFile, ...r }) => capture(async () => (await seeking()).seekChunk(roots, seekFile, r));
+
+export const seekIndex: Task<'seekIndex'> = (t) => capture(async () => (await seeking()).buildSeekIndex(t.roots, t.seekFile, t.file));
 
 export const ping: Task<'ping'> = () => capture(async () => 'pong' as const);
 

@@ -1,6 +1,7 @@
 // The search's speed paths give the answers of the plain ones: a matcher reused across
 // sessions and patterns (one vm context per pattern and thread), and completed lines tested in
 // batches across timing records instead of after each record.
+import { atSeconds } from '../../src/iolog/moment.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { join } from 'node:path';
@@ -30,7 +31,7 @@ async function lineByLine(path: string, kind: 'sudo' | 'asciicast', q: SearchQue
       if (!re.test(l.text)) continue;
       hit = matched = true;
       if (!detail || matches.length >= maxLines) return true;
-      matches.push({ stream, time: Math.floor(l.timeMs), at: Math.ceil(l.endMs ?? l.timeMs) / 1000, line: l.text.slice(0, 1024) });
+      matches.push({ stream, time: Math.floor(l.timeMs), at: atSeconds(l.endMs ?? l.timeMs), line: l.text.slice(0, 1024) });
     }
     return hit && matches.length >= maxLines;
   };
