@@ -23,6 +23,8 @@ import { flag, nonNegativeInt, required, single, type Params } from '../iolog/pa
 import { RegexBudget } from '../iolog/request-budget.js';
 import { parseSearchQuery, type SearchMatch, type SessionSearchResult } from '../iolog/search.js';
 import { checkGlob } from '../iolog/walk.js';
+import type { SeekBuildStats, SeekScreenResult } from '../iolog/seek.js';
+import { seekIndexPath } from '../iolog/seek-store.js';
 
 export type { Params } from '../iolog/params.js';
 
@@ -30,13 +32,22 @@ function roots(engine: Engine): string[] {
   return [...engine.settings.iologdirs];
 }
 
-/** GET /REST/iolog?file=&start=&len= : one chunk of the session's data stream. */
-export async function iologChunk(engine: Engine, params: Params, signal?: AbortSignal): Promise<ChunkResult> {
+/**
+ * GET /REST/iolog?file=&start=&len= (or at=SECONDS instead of start): one chunk of the session's
+ * data stream; `at` starts it at the position of that time (the screen call's `offset`). Read
+ * from the nearest keyframe of the seek index (seek.ts), so a chunk deep in a big session costs
+ * no pass over what comes before it.
+ */
+export async function iologChunk(engine: Engine, params: Params, signal?: AbortSignal): Promise<ChunkResult & { at?: number }> {
   const file = required(params, 'file');
+  const hasAt = single(params, 'at') !== undefined && single(params, 'at') !== '';
+  const hasStart = single(params, 'start') !== undefined && single(params, 'start') !== '';
+  if (hasAt && hasStart) throw evioError('IOLOG_START_AND_AT', 'give start (a byte position) or at (seconds), not both');
   const start = nonNegativeInt(params, 'start', 0);
   const len = nonNegativeInt(params, 'len', CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN);
   const pool = await iologPool(engine);
-  return pool.run('chunk', { roots: roots(engine), file, start, len }, signal);
+  const at = hasAt ? { atMs: atMilliseconds(params) } : { start };
+  return pool.run('seekChunk', { roots: roots(engine), seekFile: seekIndexPath(engine.settings.iologcache), file, len, ...at }, signal);
 }
 
 /** GET /REST/iolog/variables?file= */
@@ -242,12 +253,31 @@ function atMilliseconds(params: Params): number {
   return Number(v) * 1000;
 }
 
-/** `evio iolog screen`: the screen as text rows at a moment (default: the end), in the pool. */
-export async function iologScreen(engine: Engine, params: Params, signal?: AbortSignal): Promise<ScreenResult> {
+/**
+ * GET /REST/iolog/screen, `evio iolog screen`: the screen at a moment (default: the end), from
+ * the nearest keyframe of the session's seek index (built on the first seek, in the pool).
+ */
+export async function iologScreen(engine: Engine, params: Params, signal?: AbortSignal): Promise<SeekScreenResult> {
+  const file = required(params, 'file');
+  const atMs = atMilliseconds(params);
+  const cells = flag(params, 'cells');
+  const pool = await iologPool(engine);
+  return pool.run('seekScreen', { roots: roots(engine), seekFile: seekIndexPath(engine.settings.iologcache), file, atMs, cells }, signal);
+}
+
+/** The screen at a moment replayed from the session's start, without the seek index (the benchmark's baseline). */
+export async function iologScreenFromStart(engine: Engine, params: Params, signal?: AbortSignal): Promise<ScreenResult> {
   const file = required(params, 'file');
   const atMs = atMilliseconds(params);
   const pool = await iologPool(engine);
   return pool.run('screen', { roots: roots(engine), file, atMs }, signal);
+}
+
+/** Builds or extends one session's seek index now (otherwise the first seek does). */
+export async function iologSeekIndex(engine: Engine, params: Params, signal?: AbortSignal): Promise<SeekBuildStats & { file: string; bytes: number; duration: number }> {
+  const file = required(params, 'file');
+  const pool = await iologPool(engine);
+  return pool.run('seekIndex', { roots: roots(engine), seekFile: seekIndexPath(engine.settings.iologcache), file }, signal);
 }
 
 /**

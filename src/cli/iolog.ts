@@ -19,6 +19,7 @@ import { IOLOG_LIST_PARAMS, IOLOG_LIST_REPEATABLE } from '../app/routes/iolog.js
 import { parseFlags, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
 import { runReplay, runScreen } from './replay.js';
+import { runPlay } from './play.js';
 
 interface Sub {
   usage: string;
@@ -42,13 +43,13 @@ function printJson(io: CliIo, body: Record<string, unknown>): number {
 
 const SUBS: Record<string, Sub> = {
   chunk: {
-    usage: 'evio iolog chunk FILE [--start N] [--len N]',
-    help: 'Prints one chunk of a session: {file, bytes, start, len, log:[{time}|{cols,rows,cmd}|{blob,blen,cmd}]}.\nlen defaults to 65536 and is clamped to 1048576.',
-    flags: ['start', 'len'],
+    usage: 'evio iolog chunk FILE [--start N | --at SECONDS] [--len N]',
+    help: 'Prints one chunk of a session: {file, bytes, start, len, log:[{time}|{cols,rows,cmd}|{blob,blen,cmd}]}.\nlen defaults to 65536 and is clamped to 1048576. --at starts at the data-stream position of that time (seconds from the start).',
+    flags: ['start', 'at', 'len'],
     positionals: ['file'],
     async run(a, io) {
       const c = await iologChunk(io.engine(), a, io.signal);
-      return printJson(io, { file: c.file, bytes: c.bytes, start: c.start, len: c.len, log: c.items, ...(c.warnings.length ? { warnings: c.warnings } : {}) });
+      return printJson(io, { file: c.file, bytes: c.bytes, ...(c.at !== undefined ? { at: c.at } : {}), start: c.start, len: c.len, log: c.items, ...(c.warnings.length ? { warnings: c.warnings } : {}) });
     },
   },
   variables: {
@@ -155,7 +156,8 @@ ${Object.entries(SUBS)
   .map(([, s]) => `  ${s.usage}`)
   .join('\n')}
   evio iolog replay FILE [--term T] [--start N] [--len N]
-  evio iolog screen FILE [--at SECONDS]
+  evio iolog screen FILE [--at SECONDS] [--json] [--cells]
+  evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS]
 
 Run evio iolog COMMAND --help for details.
 
@@ -174,7 +176,7 @@ function toParams(name: string, sub: Sub, argv: readonly string[]): Params {
 
 export const iologCommand: CliCommand = {
   name: 'iolog',
-  summary: 'I/O logs: chunk, variables, ls, search, list, index, export, replay, screen',
+  summary: 'I/O logs: chunk, variables, ls, search, list, index, export, replay, screen, play',
   async run(argv, io) {
     const [name, ...rest] = argv;
     if (!name || name === '--help' || name === '-h' || name === 'help') {
@@ -184,6 +186,7 @@ export const iologCommand: CliCommand = {
     // replay and screen compose the session reader with src/replay; they parse their own flags.
     if (name === 'replay') return runReplay(rest, io);
     if (name === 'screen') return runScreen(rest, io);
+    if (name === 'play') return runPlay(rest, io);
     const sub = SUBS[name];
     if (!sub) throw usageError(`unknown iolog command "${name}" (use ${Object.keys(SUBS).join(', ')})`);
     if (wantsHelp(rest, subHelp(name), io.out)) return 0;

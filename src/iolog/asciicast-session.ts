@@ -57,6 +57,7 @@ function headerVersion(v: Variables): CastVersion | null {
 
 export class AsciicastSession implements IologSession {
   readonly format = 'asciicast' as const;
+  readonly resumable = false;
   readonly warnings: string[] = [];
   private readonly warn = onceWarner(this.warnings);
   private header: Promise<Header> | null = null;

@@ -5,7 +5,7 @@
 // the session's bytes. A window change belongs to the chunk whose range holds its position;
 // one at the very end of the data goes with the last chunk. Runs in a worker.
 import { CHUNK_MAX_ITEMS } from './limits.js';
-import { checkAborted, eventUnixMs, type IologSession } from './session.js';
+import { checkAborted, eventUnixMs, type IologSession, type ResumePoint } from './session.js';
 
 export type ChunkItem =
   | { time: number }
@@ -23,9 +23,16 @@ export interface ChunkResult {
   warnings: string[];
 }
 
-export async function buildChunk(session: IologSession, start: number, len: number, signal?: AbortSignal): Promise<ChunkResult> {
+/** What the seek index already knows: the totals, and a point to resume reading at or before `start`. */
+export interface ChunkShortcut {
+  total: number;
+  records: number;
+  resume?: ResumePoint;
+}
+
+export async function buildChunk(session: IologSession, start: number, len: number, signal?: AbortSignal, known?: ChunkShortcut): Promise<ChunkResult> {
   const info = await session.info();
-  const scan = await session.scan(signal);
+  const scan = known ? { bytes: known.total, records: known.records } : await session.scan(signal);
   const total = scan.bytes;
   const from = Math.min(start, total);
   let to = Math.min(from + len, total);
@@ -47,7 +54,7 @@ export async function buildChunk(session: IologSession, start: number, len: numb
     pendingWinch = null;
   };
   let n = 0;
-  for await (const ev of session.events({ from, to, maxRecords: scan.records, signal })) {
+  for await (const ev of session.events({ from, to, maxRecords: scan.records, ...(known?.resume ? { resume: known.resume } : {}), ...(signal ? { signal } : {}) })) {
     if ((++n & 1023) === 0) checkAborted(signal);
     if (ev.kind === 'data') {
       // The item limit ends a chunk only between records, so every chunk makes progress.

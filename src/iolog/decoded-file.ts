@@ -47,16 +47,16 @@ export interface DecodedChunks {
 /**
  * The whole decoded content of a file as chunks (timing files, asciicast files). Errors inside
  * the gzip data end the stream early and are reported through `onError` (the bytes before the
- * damage are still delivered).
+ * damage are still delivered). `start` skips that many decoded bytes.
  */
-export async function decodedChunks(path: string, onError: (msg: string) => void): Promise<DecodedChunks | null> {
+export async function decodedChunks(path: string, onError: (msg: string) => void, start = 0): Promise<DecodedChunks | null> {
   const fh = await openNoFollow(path);
   if (!fh) return null;
   const gzip = await isGzip(fh);
   async function* plain(): AsyncGenerator<Buffer> {
     try {
       const buf = Buffer.allocUnsafe(64 * 1024);
-      let pos = 0;
+      let pos = start;
       for (;;) {
         const { bytesRead } = await fh!.read(buf, 0, buf.length, pos);
         if (bytesRead === 0) return;
@@ -73,7 +73,17 @@ export async function decodedChunks(path: string, onError: (msg: string) => void
     source.on('error', (e) => gunzip.destroy(e));
     source.pipe(gunzip);
     try {
-      for await (const c of gunzip) yield c as Buffer;
+      // A start inside the data: inflated and dropped (gzip cannot be entered in the middle).
+      let skip = start;
+      for await (const c of gunzip) {
+        const b = c as Buffer;
+        if (skip >= b.length) {
+          skip -= b.length;
+          continue;
+        }
+        yield skip ? b.subarray(skip) : b;
+        skip = 0;
+      }
     } catch (err) {
       onError(`${path}: gzip data is damaged (${(err as Error).message}); read up to the damage`);
     } finally {

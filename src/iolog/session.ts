@@ -30,7 +30,43 @@ export interface ScanResult {
   records: number;
 }
 
+/**
+ * Where reading a sudo session can resume: the state after a whole timing record. The seek
+ * index stores one with each keyframe, so reading from it costs no pass over what came before
+ * (a plain file is read from the offset; a gzip file is still inflated from its start).
+ */
+export interface ResumePoint {
+  /** Decoded byte offset in the timing file just after the record. */
+  timing: number;
+  sec: number;
+  nsec: number;
+  /** Data-stream position after the record. */
+  pos: number;
+  /** Bytes consumed of each stream, in STREAM_NAMES order (stdin, stdout, stderr, ttyin, ttyout). */
+  streams: number[];
+  /** Timing records read. */
+  records: number;
+  /** The legacy type-6 adjustment in force (timing.ts). */
+  adjust: number;
+}
+
+export function startPoint(): ResumePoint {
+  return { timing: 0, sec: 0, nsec: 0, pos: 0, streams: [0, 0, 0, 0, 0], records: 0, adjust: 0 };
+}
+
 export interface EventOptions {
+  /** sudo sessions: start reading at this point instead of the beginning. */
+  resume?: ResumePoint;
+  /**
+   * sudo sessions: updated in place as records complete; while the consumer holds an event,
+   * it is the point just before that event's record (the keyframe builder reads it).
+   */
+  track?: ResumePoint;
+  /**
+   * sudo sessions: stop before the first record later than this (ms from the start), leaving
+   * `track` at the point before it: the position of a time without reading any data.
+   */
+  untilMs?: number;
   /**
    * Only data in [from, to) is read and yielded (cut to that range); other data is skipped
    * without being read where the file allows it. Non-data events are always yielded, and
@@ -52,6 +88,8 @@ export interface EventOptions {
 export interface IologSession {
   readonly path: string;
   readonly format: 'sudo' | 'asciicast';
+  /** events() honours `resume` and `track` (sudo sessions). */
+  readonly resumable: boolean;
   /** Every key of log.json / log / the asciicast header. */
   variables(): Promise<Variables>;
   info(): Promise<SessionInfo>;

@@ -8,13 +8,14 @@ import { ERRORS } from '../errors.js';
 import { decodedChunks } from './decoded-file.js';
 import { MAX_PIECE, TIMING_LINE_MAX } from './limits.js';
 import { readSudoVariables, sudoInfo, type SessionInfo, type Variables } from './log-info.js';
-import { checkAborted, onceWarner, type EventOptions, type IologSession, type ScanResult, type SessionEvent } from './session.js';
+import { checkAborted, onceWarner, startPoint, type EventOptions, type IologSession, type ScanResult, type SessionEvent } from './session.js';
 import { StreamCursor } from './stream-cursor.js';
 import { LineSplitter } from './line-splitter.js';
 import { STREAM_NAMES, TimingParser, type StreamName, type TimingRecord } from './timing.js';
 
 export class SudoSession implements IologSession {
   readonly format = 'sudo' as const;
+  readonly resumable = true;
   readonly warnings: string[] = [];
   private readonly warn = onceWarner(this.warnings);
   private vars: Promise<Variables> | null = null;
@@ -39,17 +40,25 @@ export class SudoSession implements IologSession {
     }
   }
 
-  /** The timing records in order; stops at the first invalid line (with a warning). */
-  private async *records(signal: AbortSignal | undefined, maxRecords = Infinity): AsyncGenerator<TimingRecord> {
+  /**
+   * The timing records in order; stops at the first invalid line (with a warning). `from`
+   * resumes after a record (decoded timing offset and type-6 state); `at` receives, while a
+   * record is being handled, the timing offset after it and the type-6 state in force.
+   */
+  private async *records(signal: AbortSignal | undefined, maxRecords = Infinity, from?: { timing: number; adjust: number }, at?: { end: number; adjust: number }): AsyncGenerator<TimingRecord> {
     const file = join(this.path, 'timing');
-    const decoded = await decodedChunks(file, (msg) => this.warn('timing-gzip', `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${msg}`));
+    const decoded = await decodedChunks(file, (msg) => this.warn('timing-gzip', `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${msg}`), from?.timing ?? 0);
     if (!decoded) return;
     const parser = new TimingParser();
+    if (from) parser.adjust = from.adjust;
     const splitter = new LineSplitter(TIMING_LINE_MAX, 'latin1');
     let lineNo = 0;
     let count = 0;
     let stop = false;
+    let offset = from?.timing ?? 0;
     const batch: TimingRecord[] = [];
+    const ends: number[] = [];
+    const adjusts: number[] = [];
     const it = decoded.chunks[Symbol.asyncIterator]();
     try {
       while (!stop) {
@@ -57,12 +66,14 @@ export class SudoSession implements IologSession {
         const r = await it.next();
         if (r.done) break;
         batch.length = 0;
+        ends.length = 0;
+        adjusts.length = 0;
         splitter.push(r.value, (line) => {
           lineNo++;
           const rec = line === null ? null : parser.parse(line);
           if (!rec) {
             const shown = line === null ? '(longer than 2048 bytes)' : JSON.stringify(line.slice(0, 80));
-            this.warn('timing', `${ERRORS.IOLOG_BAD_TIMING.code} ${file}: line ${lineNo} is not a valid timing record: ${shown}; the session is read up to it`);
+            this.warn('timing', `${ERRORS.IOLOG_BAD_TIMING.code} ${file}: line ${from ? `${lineNo} after offset ${from.timing}` : lineNo} is not a valid timing record: ${shown}; the session is read up to it`);
             stop = true;
             return false;
           }
@@ -71,10 +82,19 @@ export class SudoSession implements IologSession {
             return false;
           }
           count++;
+          offset += line!.length + 1; // latin1: one character per byte
           batch.push(rec);
+          ends.push(offset);
+          adjusts.push(parser.adjust);
           return true;
         });
-        for (const rec of batch) yield rec;
+        for (let i = 0; i < batch.length; i++) {
+          if (at) {
+            at.end = ends[i]!;
+            at.adjust = adjusts[i]!;
+          }
+          yield batch[i]!;
+        }
       }
     } finally {
       await it.return?.();
@@ -95,26 +115,54 @@ export class SudoSession implements IologSession {
     const from = opts.from ?? 0;
     const to = opts.to ?? Infinity;
     const streams = opts.streams;
+    const resume = opts.resume;
     const cursors = new Map<StreamName, StreamCursor>();
     const cursor = (s: StreamName) => {
       let c = cursors.get(s);
       if (!c) {
         c = new StreamCursor(join(this.path, s));
+        // Resumed: the stream's bytes before the point are skipped (free for a plain file).
+        if (resume) c.skip(resume.streams[STREAM_NAMES.indexOf(s)] ?? 0);
         cursors.set(s, c);
       }
       return c;
     };
-    let sec = 0;
-    let nsec = 0;
-    let pos = 0;
+    let sec = resume?.sec ?? 0;
+    let nsec = resume?.nsec ?? 0;
+    let pos = resume?.pos ?? 0;
+    const track = opts.track;
+    if (track) Object.assign(track, resume ? { ...resume, streams: [...resume.streams] } : startPoint());
+    // The record being handled: committed to `track` when the next one starts.
+    const at = { end: resume?.timing ?? 0, adjust: resume?.adjust ?? 0 };
+    let prev: TimingRecord | null = null;
+    let prevEnd = 0;
+    let prevAdjust = 0;
+    const commit = () => {
+      if (!track || !prev) return;
+      track.timing = prevEnd;
+      track.adjust = prevAdjust;
+      track.sec = sec;
+      track.nsec = nsec;
+      track.pos = pos;
+      track.records++;
+      if (prev.type === 'io') track.streams[STREAM_NAMES.indexOf(prev.stream)]! += prev.nbytes;
+    };
+    const maxRecords = opts.maxRecords === undefined ? Infinity : Math.max(0, opts.maxRecords - (resume?.records ?? 0));
     try {
-      for await (const rec of this.records(opts.signal, opts.maxRecords)) {
-        sec += rec.sec;
-        nsec += rec.nsec;
-        if (nsec >= 1_000_000_000) {
-          sec += Math.floor(nsec / 1_000_000_000);
-          nsec %= 1_000_000_000;
+      for await (const rec of this.records(opts.signal, maxRecords, resume, at)) {
+        commit();
+        let nextSec = sec + rec.sec;
+        let nextNsec = nsec + rec.nsec;
+        if (nextNsec >= 1_000_000_000) {
+          nextSec += Math.floor(nextNsec / 1_000_000_000);
+          nextNsec %= 1_000_000_000;
         }
+        if (opts.untilMs !== undefined && nextSec * 1000 + nextNsec / 1e6 > opts.untilMs) return;
+        prev = rec;
+        prevEnd = at.end;
+        prevAdjust = at.adjust;
+        sec = nextSec;
+        nsec = nextNsec;
         if (pos > to) return;
         if (rec.type === 'winch') {
           yield { kind: 'winch', sec, nsec, pos, cols: rec.cols, rows: rec.rows };
@@ -149,6 +197,7 @@ export class SudoSession implements IologSession {
         }
         c.skip(end - p);
       }
+      commit();
     } finally {
       await Promise.all([...cursors.values()].map((c) => c.close()));
     }

@@ -92,7 +92,8 @@ function trimEnd(line: string): string {
  * applies from the first type-6 line to the end of the file.
  */
 export class TimingParser {
-  private adjust = 0;
+  /** Resumed from a ResumePoint when reading starts after the first record. */
+  adjust = 0;
 
   /** One line without its `\n`; null when it is not a valid record. */
   parse(rawLine: string): TimingRecord | null {

@@ -25,6 +25,31 @@ export interface ScreenOptions {
   scrollback?: number;
 }
 
+export interface ScreenModes {
+  insert: boolean;
+  convertEol: boolean;
+  origin: boolean;
+  wraparound: boolean;
+  reverseWraparound: boolean;
+  cursorHidden: boolean;
+}
+
+/** The model's state apart from its parser (Screen.exportState). */
+export interface ScreenState {
+  cols: number;
+  rows: number;
+  scrollback: number;
+  alternate: boolean;
+  modes: ScreenModes;
+  charsets: Charset[];
+  glevel: number;
+  charset: Charset;
+  joinState: number;
+  time: number;
+  normal: ScreenBuffer;
+  alt: ScreenBuffer;
+}
+
 export const MIN_COLS = 2;
 export const MIN_ROWS = 1;
 export const MAX_COLS = 2000;
@@ -52,6 +77,8 @@ export class Screen implements ParserHandler {
   private origin = false;
   private wraparound = true;
   private reverseWraparound = false;
+  /** DECTCEM (CSI ? 25 l hides the cursor). */
+  cursorHidden = false;
 
   // Charsets G0-G3 and the one in use.
   private charsets: Charset[] = [null, null, null, null];
@@ -111,6 +138,62 @@ export class Screen implements ParserHandler {
     this.alt.resize(cols, rows);
     this.normal.setupTabStops(cols);
     this.alt.setupTabStops(cols);
+  }
+
+  /** No escape sequence or UTF-8 character is partly read: a keyframe may be taken here. */
+  get parserIdle(): boolean {
+    return this.parser.idle;
+  }
+
+  /** The modes a repaint reproduces (screen-repaint.ts). */
+  get modes(): ScreenModes {
+    return { insert: this.insertMode, convertEol: this.convertEol, origin: this.origin, wraparound: this.wraparound, reverseWraparound: this.reverseWraparound, cursorHidden: this.cursorHidden };
+  }
+
+  /** The charsets G0-G3, the level in use and the charset in force (restoreCursor may set one apart). */
+  get charsetState(): { charsets: Charset[]; glevel: number; charset: Charset } {
+    return { charsets: [...this.charsets], glevel: this.glevel, charset: this.charset };
+  }
+
+  /**
+   * Everything but the parser (which must be idle, see parserIdle): the state a keyframe of the
+   * seek index keeps (screen-snapshot.ts serialises it). Lines are shared, not copied.
+   */
+  exportState(): ScreenState {
+    return {
+      cols: this.cols,
+      rows: this.rows,
+      scrollback: this.scrollback,
+      alternate: this.buffer === this.alt,
+      modes: this.modes,
+      ...this.charsetState,
+      joinState: this.joinState,
+      time: this.time,
+      normal: this.normal,
+      alt: this.alt,
+    };
+  }
+
+  /** A screen in the state `exportState` gave (its buffers are taken over, not copied). */
+  static fromState(s: ScreenState): Screen {
+    const screen = new Screen({ cols: s.cols, rows: s.rows, scrollback: s.scrollback });
+    screen.normal = s.normal;
+    screen.alt = s.alt;
+    screen.buffer = s.alternate ? s.alt : s.normal;
+    screen.normal.discard = null;
+    screen.alt.discard = null;
+    screen.insertMode = s.modes.insert;
+    screen.convertEol = s.modes.convertEol;
+    screen.origin = s.modes.origin;
+    screen.wraparound = s.modes.wraparound;
+    screen.reverseWraparound = s.modes.reverseWraparound;
+    screen.cursorHidden = s.modes.cursorHidden;
+    screen.charsets = [...s.charsets];
+    screen.glevel = s.glevel;
+    screen.charset = s.charset;
+    screen.joinState = s.joinState;
+    screen.time = s.time;
+    return screen;
   }
 
   get cursorX(): number {
@@ -806,6 +889,9 @@ export class Screen implements ParserHandler {
         case 7:
           this.wraparound = on;
           break;
+        case 25:
+          this.cursorHidden = !on;
+          break;
         case 45:
           this.reverseWraparound = on;
           break;
@@ -859,6 +945,7 @@ export class Screen implements ParserHandler {
     this.origin = false;
     this.wraparound = true;
     this.reverseWraparound = false;
+    this.cursorHidden = false;
   }
 
   private softReset(): void {

@@ -11,6 +11,7 @@ import type { SessionSearchResult } from '../iolog/search.js';
 import type { ReplayRequest, ReplayResult } from '../iolog/replay.js';
 import type { ScreenRequest, ScreenResult } from '../iolog/screen.js';
 import type { StreamName } from '../iolog/timing.js';
+import type { SeekBuildStats, SeekChunkRequest, SeekScreenRequest, SeekScreenResult } from '../iolog/seek.js';
 
 export interface IologTasks {
   chunk: { in: { roots: string[]; file: string; start: number; len: number }; out: ChunkResult };
@@ -24,6 +25,10 @@ export interface IologTasks {
   listQuery: { in: { indexFile: string; query: ListQuery }; out: CachedRecord[] };
   replay: { in: ReplayRequest & { roots: string[] }; out: ReplayResult };
   screen: { in: ScreenRequest & { roots: string[] }; out: ScreenResult };
+  /** Through the seek index (keyframes), built or extended first when the session is new or grew. */
+  seekScreen: { in: SeekScreenRequest & { roots: string[]; seekFile: string }; out: SeekScreenResult };
+  seekChunk: { in: SeekChunkRequest & { roots: string[]; seekFile: string }; out: ChunkResult & { at?: number } };
+  seekIndex: { in: { roots: string[]; seekFile: string; file: string }; out: SeekBuildStats & { file: string; bytes: number; duration: number } };
   /** Readiness: a worker thread starts and answers. */
   ping: { in: Record<string, never>; out: 'pong' };
   /** Metrics: sessions in the index; null when it has not been built. */

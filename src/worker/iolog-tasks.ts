@@ -9,6 +9,7 @@ import { updateIndex } from '../iolog/index-update.js';
 import { queryIndex } from '../iolog/list-query.js';
 import { replaySessionRange } from '../iolog/replay.js';
 import { sessionScreen } from '../iolog/screen.js';
+import { buildSeekIndex, seekChunk as runSeekChunk, seekScreen as runSeekScreen } from '../iolog/seek.js';
 import { listDirectory } from '../iolog/listing.js';
 import { openSession, openSessionOfKind } from '../iolog/locate.js';
 import { SEARCH_SESSIONS_IN_FLIGHT } from '../iolog/limits.js';
@@ -81,6 +82,12 @@ export const listQuery: Task<'listQuery'> = (t) => capture(async () => queryInde
 export const replay: Task<'replay'> = ({ roots, ...r }) => capture(() => replaySessionRange(roots, r));
 
 export const screen: Task<'screen'> = ({ roots, ...r }) => capture(() => sessionScreen(roots, r));
+
+export const seekScreen: Task<'seekScreen'> = ({ roots, seekFile, ...r }) => capture(() => runSeekScreen(roots, seekFile, r));
+
+export const seekChunk: Task<'seekChunk'> = ({ roots, seekFile, ...r }) => capture(() => runSeekChunk(roots, seekFile, r));
+
+export const seekIndex: Task<'seekIndex'> = (t) => capture(() => buildSeekIndex(t.roots, t.seekFile, t.file));
 
 export const ping: Task<'ping'> = () => capture(async () => 'pong' as const);
 

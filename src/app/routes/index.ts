@@ -2,9 +2,10 @@
 import { eventRoutes } from './events.js';
 import { iologRoutes } from './iolog.js';
 import { replayRoutes } from './replay.js';
+import { seekRoutes } from './seek.js';
 import { purgeRoutes } from './purge.js';
 import type { Route } from '../types.js';
 
 export function allRoutes(): Route[] {
-  return [...eventRoutes, ...iologRoutes, ...replayRoutes, ...purgeRoutes];
+  return [...eventRoutes, ...iologRoutes, ...replayRoutes, ...seekRoutes, ...purgeRoutes];
 }

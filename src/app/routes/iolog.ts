@@ -32,6 +32,7 @@ const ioFlag = (description: string) => flagParam(description, 'IOLOG_BAD_NUMBER
 const CHUNK_PARAMS: Record<string, ParamSpec> = {
   file: textParam('a sudo session directory or asciicast file under an I/O log root (chunking)'),
   start: number('first byte of the data stream (default 0)'),
+  at: textParam('instead of start: seconds from the session start (decimal); the chunk starts at the data-stream position of that time'),
   len: number('bytes of the data stream (default 65536, at most 1048576)'),
   path: textParam('a directory under an I/O log root to list (instead of file)'),
   filter: textParam('directory listing: regular expression the entry names must match'),
@@ -70,7 +71,7 @@ export const iologRoutes: Route[] = [
     async handler(req, engine): Promise<ApiResponse> {
       if (has(req.query.file)) {
         const c = await iologChunk(engine, req.query, req.signal);
-        return jsonArrayResponse('log', each(c.items), { file: c.file, bytes: c.bytes, start: c.start, len: c.len }, () => (c.warnings.length ? { warnings: c.warnings } : {}));
+        return jsonArrayResponse('log', each(c.items), { file: c.file, bytes: c.bytes, ...(c.at !== undefined ? { at: c.at } : {}), start: c.start, len: c.len }, () => (c.warnings.length ? { warnings: c.warnings } : {}));
       }
       if (has(req.query.path)) {
         const l = await iologListDirectory(engine, req.query, req.signal);

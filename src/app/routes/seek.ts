@@ -1,0 +1,28 @@
+// GET /REST/iolog/screen?file=&at=[&cells=1] : the screen of a session at a moment, from the
+// nearest keyframe of its seek index (src/iolog/seek.ts) — the player's seek.
+import { iologScreen } from '../iolog.js';
+import { jsonOk } from '../json-answer.js';
+import { flagParam, textParam } from '../param-schema.js';
+import type { Route } from '../types.js';
+
+const VERSIONS = ['', 'v2', 'v2.0'] as const;
+
+export const seekRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/iolog/screen',
+    versions: VERSIONS,
+    writes: false,
+    summary: 'The screen of a session at a time: text rows, cursor, a repaint for a terminal, and the data-stream offset to continue from',
+    params: {
+      file: textParam('a sudo session directory or asciicast file under an I/O log root'),
+      at: textParam('seconds from the session start, decimal (default: the end)'),
+      cells: flagParam('1 adds every cell (text and width) row by row', 'IOLOG_BAD_NUMBER'),
+    },
+    async handler(req, engine) {
+      const s = await iologScreen(engine, req.query, req.signal);
+      const { warnings, ...body } = s;
+      return jsonOk({ ...body, ...(warnings.length ? { warnings } : {}) });
+    },
+  },
+];

@@ -1,0 +1,287 @@
+// Seeking in a session: "the screen at time T" and "the data stream from time T" in one keyframe
+// restore plus the bytes since it. The keyframes (screen snapshots, src/replay/screen-snapshot.ts,
+// with the point where reading resumes) are built by one pass over the session the first time
+// it is seeked in, extended from the last keyframe when the session has grown since (a live
+// session's timing file got longer), and rebuilt when it changed otherwise. Runs in a worker.
+// Sessions that cannot resume reading in the middle (asciicast files) are replayed from the start.
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { renderScreen } from '../replay/render.js';
+import { Screen } from '../replay/screen.js';
+import { repaintScreen, screenCells, type ScreenCell } from '../replay/screen-repaint.js';
+import { restoreScreen, snapshotScreen, SnapshotError } from '../replay/screen-snapshot.js';
+import { OUTPUT_STREAMS } from '../replay/session-replay.js';
+import { buildChunk, type ChunkResult } from './chunk.js';
+import { SEEK_KEYFRAME_BYTES, SEEK_KEYFRAME_RECORDS, SEEK_WRITE_BATCH } from './limits.js';
+import { openSession } from './locate.js';
+import {
+  dropSeekSession,
+  keyframeAtOrBefore,
+  keyframeAtOrBeforePos,
+  openSeekDb,
+  readSeekSession,
+  writeKeyframes,
+  writeSeekSession,
+  type Keyframe,
+  type SeekDb,
+  type SeekSessionRow,
+} from './seek-store.js';
+import { startPoint, type IologSession, type ResumePoint, type SessionEvent } from './session.js';
+import type { StreamName } from './timing.js';
+
+const OUTPUT: ReadonlySet<StreamName> = new Set<StreamName>(['ttyout', 'stdout', 'stderr']);
+const NO_STREAMS: ReadonlySet<StreamName> = new Set<StreamName>();
+
+/** One open handle per seek index file and thread: opening costs more than a lookup. */
+const handles = new Map<string, SeekDb>();
+function seekDb(file: string): SeekDb {
+  let db = handles.get(file);
+  if (!db) {
+    db = openSeekDb(file);
+    handles.set(file, db);
+  }
+  return db;
+}
+
+/** Milliseconds from the session's start of an event or point (the cut the screen uses). */
+const msOf = (p: { sec: number; nsec: number }): number => p.sec * 1000 + p.nsec / 1e6;
+
+function apply(screen: Screen, ev: SessionEvent): void {
+  if (ev.kind === 'winch') screen.resize(ev.cols, ev.rows);
+  else if (ev.kind === 'data' && OUTPUT_STREAMS.has(ev.stream)) {
+    screen.time = msOf(ev);
+    screen.write(ev.bytes);
+  }
+}
+
+const copyPoint = (p: ResumePoint): ResumePoint => ({ ...p, streams: [...p.streams] });
+
+/** What says whether a sudo session changed: the timing file's inode, size and mtime. */
+async function signature(session: IologSession): Promise<{ sig: string; ino: number; size: number }> {
+  const st = await stat(join(session.path, 'timing'));
+  return { sig: `${st.ino}:${st.size}:${st.mtimeMs}`, ino: st.ino, size: st.size };
+}
+
+function sigParts(sig: string): { ino: number; size: number } {
+  const [ino, size] = sig.split(':');
+  return { ino: Number(ino), size: Number(size) };
+}
+
+export interface SeekBuildStats {
+  /** How the index was brought up to date: fresh (nothing to do), built, extended. */
+  action: 'fresh' | 'built' | 'extended';
+  keyframes: number;
+}
+
+/**
+ * The session's seek index row, built or extended first when the session is new to the index
+ * or has changed. Keyframes go to SQLite in batches while the pass runs (bounded memory).
+ */
+export async function ensureSeekIndex(db: SeekDb, session: IologSession, signal?: AbortSignal, stats?: SeekBuildStats): Promise<SeekSessionRow> {
+  const info = await session.info();
+  const { sig, ino, size } = await signature(session);
+  const row = readSeekSession(db, session.path);
+  if (row && row.sig === sig) {
+    if (stats) Object.assign(stats, { action: 'fresh', keyframes: row.keyframes });
+    return row;
+  }
+  let from: Keyframe | null = null;
+  let keyframes = 0;
+  if (row) {
+    const old = sigParts(row.sig);
+    // Grown in place (a live session): continue from the last keyframe. Anything else: anew.
+    if (old.ino === ino && size > old.size && row.keyframes > 0) {
+      from = keyframeAtOrBefore(db, session.path, Infinity);
+      keyframes = row.keyframes;
+    }
+    if (!from) dropSeekSession(db, session.path);
+  }
+  let screen: Screen;
+  try {
+    screen = from ? restoreScreen(from.snap) : new Screen({ cols: info.cols, rows: info.rows });
+  } catch (err) {
+    if (!(err instanceof SnapshotError)) throw err;
+    dropSeekSession(db, session.path);
+    from = null;
+    keyframes = 0;
+    screen = new Screen({ cols: info.cols, rows: info.rows });
+  }
+  const track = startPoint();
+  let lastPos = from?.pos ?? 0;
+  let lastRecords = from?.resume.records ?? 0;
+  const frames: Keyframe[] = [];
+  const flush = () => {
+    if (!frames.length) return;
+    writeKeyframes(db, session.path, frames);
+    keyframes += frames.length;
+    frames.length = 0;
+  };
+  for await (const ev of session.events({ ...(from ? { resume: from.resume } : {}), track, streams: OUTPUT, ...(signal ? { signal } : {}) })) {
+    // A keyframe only where a record starts (track = the point before it) and the parser is idle.
+    if ((ev.kind !== 'data' || ev.first) && (track.pos - lastPos >= SEEK_KEYFRAME_BYTES || track.records - lastRecords >= SEEK_KEYFRAME_RECORDS) && screen.parserIdle) {
+      frames.push({ ms: msOf(track), pos: track.pos, resume: copyPoint(track), snap: snapshotScreen(screen) });
+      lastPos = track.pos;
+      lastRecords = track.records;
+      if (frames.length >= SEEK_WRITE_BATCH) flush();
+    }
+    apply(screen, ev);
+  }
+  flush();
+  const done: SeekSessionRow = { sig, bytes: track.pos, records: track.records, endMs: msOf(track), keyframes, endPoint: copyPoint(track) };
+  writeSeekSession(db, session.path, done);
+  if (stats) Object.assign(stats, { action: from ? 'extended' : 'built', keyframes });
+  return done;
+}
+
+export interface SeekScreenRequest {
+  file: string;
+  /** Milliseconds from the session's start; Infinity = its end. */
+  atMs: number;
+  cells?: boolean;
+}
+
+export interface SeekScreenResult {
+  file: string;
+  /** Seconds from the start the screen is at (the end's time when none was asked for). */
+  at: number;
+  cols: number;
+  rows: number;
+  /** Session length in seconds (time of its last record). */
+  duration: number;
+  /** Data-stream position after every record up to `at` (a player continues from here). */
+  offset: number;
+  /** Data bytes of the whole session. */
+  bytes: number;
+  cursor: { x: number; y: number; visible: boolean };
+  alternate: boolean;
+  /** Every row as text (trailing empty cells left out). */
+  lines: string[];
+  /** Escape sequences that paint this screen into a reset terminal of cols × rows. */
+  repaint: string;
+  cells?: ScreenCell[][];
+  /** Where the screen came from: the keyframe's position (null: the session's start). */
+  keyframe: { at: number; offset: number } | null;
+  warnings: string[];
+}
+
+interface Positioned {
+  screen: Screen | null;
+  /** -1: the end of a session that cannot resume (the caller knows its total). */
+  offset: number;
+  kf: Keyframe | null;
+}
+
+/**
+ * Reads from the keyframe at or before atMs up to atMs: the screen (when `withScreen`) and the
+ * data-stream position after the last record at or before atMs. Input streams are never read.
+ */
+async function position(session: IologSession, db: SeekDb | null, info: { cols: number; rows: number }, atMs: number, withScreen: boolean, signal?: AbortSignal): Promise<Positioned> {
+  let kf = db ? keyframeAtOrBefore(db, session.path, atMs) : null;
+  let screen: Screen | null = null;
+  if (withScreen) {
+    try {
+      screen = kf ? restoreScreen(kf.snap) : new Screen({ cols: info.cols, rows: info.rows });
+    } catch (err) {
+      if (!(err instanceof SnapshotError)) throw err;
+      kf = null;
+      screen = new Screen({ cols: info.cols, rows: info.rows });
+    }
+  }
+  const sig = signal ? { signal } : {};
+  if (session.resumable) {
+    const track = startPoint();
+    const streams = withScreen ? OUTPUT : NO_STREAMS;
+    for await (const ev of session.events({ ...(kf ? { resume: kf.resume } : {}), track, streams, untilMs: atMs, ...sig })) if (screen) apply(screen, ev);
+    return { screen, offset: track.pos, kf };
+  }
+  for await (const ev of session.events(sig)) {
+    if (msOf(ev) > atMs) return { screen, offset: ev.pos, kf: null };
+    if (screen) apply(screen, ev);
+  }
+  return { screen, offset: -1, kf: null };
+}
+
+/** A session's total bytes and length without a seek index (sessions that cannot resume). */
+async function totals(session: IologSession, signal?: AbortSignal): Promise<{ bytes: number; endMs: number }> {
+  let endMs = 0;
+  let bytes = 0;
+  for await (const ev of session.events({ streams: NO_STREAMS, ...(signal ? { signal } : {}) })) endMs = msOf(ev);
+  bytes = (await session.scan(signal)).bytes;
+  return { bytes, endMs };
+}
+
+/** GET /REST/iolog/screen, `evio iolog screen`: the screen at a time, through the seek index. */
+export async function seekScreen(roots: readonly string[], seekFile: string, r: SeekScreenRequest, signal?: AbortSignal): Promise<SeekScreenResult> {
+  const session = await openSession([...roots], r.file);
+  const info = await session.info();
+  const db = session.resumable ? seekDb(seekFile) : null;
+  const row = db ? await ensureSeekIndex(db, session, signal) : null;
+  const whole = row ? { bytes: row.bytes, endMs: row.endMs } : await totals(session, signal);
+  const p = await position(session, db, info, r.atMs, true, signal);
+  const screen = p.screen!;
+  screen.end();
+  const at = Number.isFinite(r.atMs) ? r.atMs / 1000 : whole.endMs / 1000;
+  return {
+    file: session.path,
+    at,
+    cols: screen.cols,
+    rows: screen.rows,
+    duration: whole.endMs / 1000,
+    offset: p.offset < 0 ? whole.bytes : p.offset,
+    bytes: whole.bytes,
+    cursor: { x: screen.cursorX, y: screen.cursorY, visible: !screen.modes.cursorHidden },
+    alternate: screen.isAlternate,
+    lines: renderScreen(screen),
+    repaint: repaintScreen(screen),
+    ...(r.cells ? { cells: screenCells(screen) } : {}),
+    keyframe: p.kf ? { at: p.kf.ms / 1000, offset: p.kf.pos } : null,
+    warnings: [...session.warnings],
+  };
+}
+
+export interface SeekChunkRequest {
+  file: string;
+  /** Start at the data-stream position of this time (ms from the start), or at `start` bytes. */
+  atMs?: number;
+  start?: number;
+  len: number;
+}
+
+/**
+ * GET /REST/iolog?file=&at=&len= (and start=): a chunk, read from the nearest keyframe's resume
+ * point when the session's seek index is current (a chunk far into a big session then costs no
+ * pass over the timing before it). `at` brings the index up to date first.
+ */
+export async function seekChunk(roots: readonly string[], seekFile: string, r: SeekChunkRequest, signal?: AbortSignal): Promise<ChunkResult & { at?: number }> {
+  const session = await openSession([...roots], r.file);
+  if (!session.resumable) {
+    if (r.atMs === undefined) return buildChunk(session, r.start ?? 0, r.len, signal);
+    const info = await session.info();
+    const p = await position(session, null, info, r.atMs, false, signal);
+    const start = p.offset < 0 ? (await session.scan(signal)).bytes : p.offset;
+    return { ...(await buildChunk(session, start, r.len, signal)), at: r.atMs / 1000 };
+  }
+  const db = seekDb(seekFile);
+  let row: SeekSessionRow | null;
+  let start = r.start ?? 0;
+  if (r.atMs !== undefined) {
+    row = await ensureSeekIndex(db, session, signal);
+    const info = await session.info();
+    start = (await position(session, db, info, r.atMs, false, signal)).offset;
+  } else {
+    row = readSeekSession(db, session.path);
+    if (row && row.sig !== (await signature(session)).sig) row = null;
+  }
+  const kf = row ? keyframeAtOrBeforePos(db, session.path, start) : null;
+  const chunk = await buildChunk(session, start, r.len, signal, row ? { total: row.bytes, records: row.records, ...(kf ? { resume: kf.resume } : {}) } : undefined);
+  return r.atMs !== undefined ? { ...chunk, at: r.atMs / 1000 } : chunk;
+}
+
+/** The seek index of one session brought up to date (`evio iolog seek-index`, the benchmark). */
+export async function buildSeekIndex(roots: readonly string[], seekFile: string, file: string, signal?: AbortSignal): Promise<SeekBuildStats & { file: string; bytes: number; duration: number }> {
+  const session = await openSession([...roots], file);
+  const stats: SeekBuildStats = { action: 'fresh', keyframes: 0 };
+  if (!session.resumable) return { ...stats, file: session.path, bytes: (await session.scan(signal)).bytes, duration: 0 };
+  const row = await ensureSeekIndex(seekDb(seekFile), session, signal, stats);
+  return { ...stats, file: session.path, bytes: row.bytes, duration: row.endMs / 1000 };
+}

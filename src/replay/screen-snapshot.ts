@@ -1,0 +1,170 @@
+// A keyframe of the screen model: its whole state (both buffers with scrollback, cursor, saved
+// cursor, scroll region, tab stops, modes, charsets) as bytes, and back. The seek index of
+// src/iolog stores one every few hundred KB of output, so the screen at any moment costs one
+// restore plus the bytes since the keyframe. The parser is not part of it: a snapshot is only
+// taken while the parser is idle (no escape sequence or UTF-8 character partly read).
+//
+// Layout (then deflated, raw, level 1: rows of cells compress well):
+//   u32 header length, header JSON (sizes, cursor, modes, charsets, combined characters),
+//   then per buffer (normal, alt) per line: u32 length, u8 wrapped, f64 time, length × u32 cells.
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { DEC_SPECIAL_GRAPHICS, UK, type Charset } from './charsets.js';
+import { LineRing } from './line-ring.js';
+import { Screen, type ScreenModes } from './screen.js';
+import { ScreenBuffer } from './screen-buffer.js';
+import { ScreenLine } from './screen-line.js';
+
+/** Raised when snapshot bytes do not decode (a damaged seek index; the caller rebuilds it). */
+export class SnapshotError extends Error {
+  override name = 'SnapshotError';
+}
+
+const CHARSET_IDS: ReadonlyArray<Charset> = [null, DEC_SPECIAL_GRAPHICS, UK];
+const charsetId = (c: Charset): number => Math.max(0, CHARSET_IDS.indexOf(c));
+const charsetOf = (id: number): Charset => CHARSET_IDS[id] ?? null;
+
+interface BufferHeader {
+  ybase: number;
+  x: number;
+  y: number;
+  scrollTop: number;
+  scrollBottom: number;
+  tabs: number[];
+  savedX: number;
+  savedY: number;
+  savedCharset: number;
+  cols: number;
+  rows: number;
+  maxLength: number;
+  lines: number;
+  /** [line index, column, text] of cells holding combining characters. */
+  combined: Array<[number, number, string]>;
+}
+
+interface Header {
+  v: 1;
+  cols: number;
+  rows: number;
+  scrollback: number;
+  alternate: boolean;
+  modes: ScreenModes;
+  charsets: number[];
+  glevel: number;
+  charset: number;
+  joinState: number;
+  time: number;
+  normal: BufferHeader;
+  alt: BufferHeader;
+}
+
+function bufferHeader(b: ScreenBuffer): BufferHeader {
+  const combined: Array<[number, number, string]> = [];
+  for (let i = 0; i < b.lines.length; i++) {
+    const m = b.lines.at(i).combined;
+    if (m) for (const [col, text] of m) combined.push([i, col, text]);
+  }
+  const tabs: number[] = [];
+  for (let x = 0; x < b.tabs.length; x++) if (b.tabs[x]) tabs.push(x);
+  return {
+    ybase: b.ybase, x: b.x, y: b.y, scrollTop: b.scrollTop, scrollBottom: b.scrollBottom, tabs,
+    savedX: b.savedX, savedY: b.savedY, savedCharset: charsetId(b.savedCharset),
+    cols: b.cols, rows: b.rows, maxLength: b.lines.maxLength, lines: b.lines.length, combined,
+  };
+}
+
+function linesSize(b: ScreenBuffer): number {
+  let n = 0;
+  for (let i = 0; i < b.lines.length; i++) n += 13 + 4 * b.lines.at(i).length;
+  return n;
+}
+
+function writeLines(b: ScreenBuffer, view: DataView, out: Uint8Array, at: number): number {
+  for (let i = 0; i < b.lines.length; i++) {
+    const line = b.lines.at(i);
+    view.setUint32(at, line.length, true);
+    view.setUint8(at + 4, line.isWrapped ? 1 : 0);
+    view.setFloat64(at + 5, line.time, true);
+    at += 13;
+    const cells = new Uint8Array(line.cells.buffer, line.cells.byteOffset, line.length * 4);
+    out.set(cells, at);
+    at += cells.length;
+  }
+  return at;
+}
+
+/** The screen's state as deflated bytes. The parser must be idle (Screen.parserIdle). */
+export function snapshotScreen(screen: Screen): Uint8Array {
+  const s = screen.exportState();
+  const header: Header = {
+    v: 1, cols: s.cols, rows: s.rows, scrollback: s.scrollback, alternate: s.alternate, modes: s.modes,
+    charsets: s.charsets.map(charsetId), glevel: s.glevel, charset: charsetId(s.charset),
+    joinState: s.joinState, time: s.time, normal: bufferHeader(s.normal), alt: bufferHeader(s.alt),
+  };
+  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  const size = 4 + json.length + linesSize(s.normal) + linesSize(s.alt);
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, json.length, true);
+  out.set(json, 4);
+  let at = writeLines(s.normal, view, out, 4 + json.length);
+  at = writeLines(s.alt, view, out, at);
+  return deflateRawSync(out, { level: 1 });
+}
+
+function readBuffer(h: BufferHeader, hasScrollback: boolean, scrollback: number, view: DataView, at: number): [ScreenBuffer, number] {
+  const b = new ScreenBuffer(hasScrollback, scrollback, h.cols, h.rows);
+  b.lines = new LineRing(h.maxLength);
+  for (let i = 0; i < h.lines; i++) {
+    if (at + 13 > view.byteLength) throw new SnapshotError('snapshot is truncated');
+    const len = view.getUint32(at, true);
+    const line = new ScreenLine(0, view.getUint8(at + 4) === 1);
+    line.time = view.getFloat64(at + 5, true);
+    at += 13;
+    if (at + len * 4 > view.byteLength) throw new SnapshotError('snapshot is truncated');
+    // A copy: Uint32Array needs 4-byte alignment, which an offset into the bytes may lack.
+    line.cells = new Uint32Array(view.buffer.slice(view.byteOffset + at, view.byteOffset + at + len * 4));
+    line.length = len;
+    at += len * 4;
+    b.lines.push(line);
+  }
+  for (const [i, col, text] of h.combined) {
+    const line = b.lines.get(i);
+    if (!line) continue;
+    line.combined ??= new Map();
+    line.combined.set(col, text);
+  }
+  b.ybase = h.ybase;
+  b.x = h.x;
+  b.y = h.y;
+  b.scrollTop = h.scrollTop;
+  b.scrollBottom = h.scrollBottom;
+  b.tabs = new Uint8Array(Math.max(h.cols, 8, (h.tabs[h.tabs.length - 1] ?? 0) + 1));
+  for (const x of h.tabs) b.tabs[x] = 1;
+  b.savedX = h.savedX;
+  b.savedY = h.savedY;
+  b.savedCharset = charsetOf(h.savedCharset);
+  return [b, at];
+}
+
+/** A screen model in the state a snapshot recorded. */
+export function restoreScreen(bytes: Uint8Array): Screen {
+  let raw: Buffer;
+  let header: Header;
+  try {
+    raw = inflateRawSync(bytes);
+    const len = raw.readUInt32LE(0);
+    header = JSON.parse(raw.toString('utf8', 4, 4 + len)) as Header;
+    if (header.v !== 1) throw new SnapshotError(`snapshot version ${String(header.v)} is unknown`);
+  } catch (err) {
+    if (err instanceof SnapshotError) throw err;
+    throw new SnapshotError(`snapshot does not decode: ${(err as Error).message}`);
+  }
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  const [normal, after] = readBuffer(header.normal, true, header.scrollback, view, 4 + raw.readUInt32LE(0));
+  const [alt] = readBuffer(header.alt, false, 0, view, after);
+  return Screen.fromState({
+    cols: header.cols, rows: header.rows, scrollback: header.scrollback, alternate: header.alternate, modes: header.modes,
+    charsets: header.charsets.map(charsetOf), glevel: header.glevel, charset: charsetOf(header.charset),
+    joinState: header.joinState, time: header.time, normal, alt,
+  });
+}

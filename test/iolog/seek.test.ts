@@ -1,0 +1,130 @@
+// The seek index: the screen at a time from the nearest keyframe equals the screen replayed from
+// the session's start (at many times, in sessions long enough for many keyframes, in gzip and
+// plain sample sessions), the data-stream offset of a time is the end of its last record, the
+// chunk at a time starts there, and a session that grows is extended from its last keyframe.
+import { appendFileSync, chmodSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { generateSessions } from '../../src/iolog/generate-sessions.js';
+import { writeLongSession } from '../../src/iolog/generate-shell-session.js';
+import { sessionScreen } from '../../src/iolog/screen.js';
+import { buildSeekIndex, seekChunk, seekScreen } from '../../src/iolog/seek.js';
+import { openSeekDb, readSeekSession } from '../../src/iolog/seek-store.js';
+import { copySamples, removeDir, tempDir } from './helpers.js';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach(removeDir));
+
+function tmp(): string {
+  const d = tempDir('evio-seek-');
+  dirs.push(d);
+  return d;
+}
+
+/** Records of a sudo session's timing: [ms from start, bytes, type]. */
+function timing(dir: string): Array<{ ms: number; n: number; type: number }> {
+  let ns = 0n;
+  return readFileSync(join(dir, 'timing'), 'latin1')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const [t, d, a] = l.split(' ');
+      const [s, f = ''] = d!.split('.');
+      ns += BigInt(s!) * 1_000_000_000n + BigInt(f.padEnd(9, '0').slice(0, 9));
+      const type = Number(t);
+      return { ms: Number(ns) / 1e6, n: type <= 4 ? Number(a) : 0, type };
+    });
+}
+
+function trimBottom(lines: string[]): string[] {
+  const out = [...lines];
+  while (out.length && out[out.length - 1]!.trim() === '') out.pop();
+  return out;
+}
+
+describe('seek index', () => {
+  const root = tmp();
+  const seekFile = join(tmp(), 'index-seek.sqlite');
+  const long = join(root, 'long');
+  const made = writeLongSession(long, { bytes: 3 * 1024 * 1024, seed: 5 });
+
+  it('builds keyframes for a long session and answers the screen at many times like a straight replay', async () => {
+    const stats = await buildSeekIndex([root], seekFile, 'long');
+    expect(stats.action).toBe('built');
+    expect(stats.keyframes).toBeGreaterThanOrEqual(5);
+    expect(stats.bytes).toBe(made.bytes);
+    const recs = timing(long);
+    const end = recs[recs.length - 1]!.ms;
+    expect(stats.duration).toBeCloseTo(end / 1000, 6);
+    let fromKeyframe = 0;
+    for (let i = 0; i <= 24; i++) {
+      const atMs = (end * i) / 24 + (i % 3) * 0.37;
+      const at = (atMs / 1000).toFixed(6);
+      const atMsParsed = Number(at) * 1000;
+      const seek = await seekScreen([root], seekFile, { file: 'long', atMs: atMsParsed });
+      const straight = await sessionScreen([root], { file: 'long', atMs: atMsParsed });
+      expect(trimBottom(seek.lines), `at ${at}`).toEqual(straight.lines);
+      const offset = recs.filter((r) => r.ms <= atMsParsed).reduce((n, r) => n + r.n, 0);
+      expect(seek.offset, `offset at ${at}`).toBe(offset);
+      expect(seek.duration).toBeCloseTo(end / 1000, 6);
+      if (seek.keyframe) fromKeyframe++;
+    }
+    expect(fromKeyframe).toBeGreaterThan(15);
+  });
+
+  it('answers the chunk at a time from the offset of that time', async () => {
+    const recs = timing(long);
+    const atMs = Number(((recs[recs.length - 1]!.ms * 0.6) / 1000).toFixed(3)) * 1000;
+    const screen = await seekScreen([root], seekFile, { file: 'long', atMs });
+    const c = await seekChunk([root], seekFile, { file: 'long', atMs, len: 4096 });
+    expect(c.start).toBe(screen.offset);
+    expect(c.at).toBeCloseTo(atMs / 1000, 6);
+    // The same bytes as a chunk by position read without the index.
+    const plain = await seekChunk([root], join(tmp(), 'none.sqlite'), { file: 'long', start: screen.offset, len: 4096 });
+    expect(c.items).toEqual(plain.items);
+    expect(c.bytes).toBe(made.bytes);
+  });
+
+  it('extends the index from the last keyframe when the session grows, and rebuilds when it changes', async () => {
+    const before = readSeekSession(openSeekDb(seekFile), long)!;
+    chmodSync(join(long, 'timing'), 0o600);
+    const extra = 'more output\r\n'.repeat(50_000);
+    appendFileSync(join(long, 'ttyout'), extra);
+    appendFileSync(join(long, 'timing'), `4 2.5 ${Buffer.byteLength(extra)}\n`);
+    const stats = await buildSeekIndex([root], seekFile, 'long');
+    expect(stats.action).toBe('extended');
+    expect(stats.bytes).toBe(made.bytes + extra.length);
+    expect(stats.keyframes).toBeGreaterThanOrEqual(before.keyframes);
+    const seek = await seekScreen([root], seekFile, { file: 'long', atMs: Infinity });
+    const straight = await sessionScreen([root], { file: 'long', atMs: Infinity });
+    expect(trimBottom(seek.lines)).toEqual(straight.lines);
+    expect(seek.offset).toBe(made.bytes + extra.length);
+    expect((await buildSeekIndex([root], seekFile, 'long')).action).toBe('fresh');
+  });
+
+  it('gives the same screens as a straight replay in generated gzip and plain sessions and the samples', async () => {
+    const gen = tmp();
+    generateSessions({ count: 12, seed: 3, out: gen });
+    const samples = copySamples();
+    dirs.push(samples);
+    const cases: Array<[string, string]> = [];
+    for (let i = 1; i <= 12; i++) cases.push([gen, `00/00/${i.toString(36).toUpperCase().padStart(2, '0')}`]);
+    cases.push([samples, 'sudo-io/00/00/04']);
+    for (const [r, file] of cases) {
+      for (const atMs of [0, 500, 1500, 4000, 12000, Infinity]) {
+        const seek = await seekScreen([r], seekFile, { file, atMs });
+        const straight = await sessionScreen([r], { file, atMs });
+        expect(trimBottom(seek.lines), `${file} at ${atMs}`).toEqual(straight.lines);
+      }
+    }
+  });
+
+  it('gives a repaint, the cursor and cells', async () => {
+    const s = await seekScreen([root], seekFile, { file: 'long', atMs: 1000, cells: true });
+    expect(s.repaint.startsWith('\x1b[?7l')).toBe(true);
+    expect(s.cells).toHaveLength(s.rows);
+    expect(s.cells![0]).toHaveLength(s.cols);
+    expect(s.cursor.visible).toBe(true);
+    expect(s.lines[0]).toContain('root@build7');
+  });
+});
