@@ -57,6 +57,9 @@ export const demoCommand: CliCommand = {
       const status = await writeResponse(res, io.out);
       if (status !== 0) return 1;
     }
+    const listen = s.host === '0.0.0.0' ? '127.0.0.1' : s.host === '::' ? '::1' : s.host;
+    const host = listen.includes(':') ? `[${listen}]` : listen;
+    io.out.write(`\n# Watch the recorded sessions in the browser: run evio serve, then open\n#   ${s.tls ? 'https' : 'http'}://${host}:${s.port}${s.prefix}/console/\n# and sign in as "admin" with the key evio serve names (admin.key beside the keystore).\n`);
     return 0;
   },
 };

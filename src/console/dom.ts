@@ -27,9 +27,14 @@ export function clear(el: Element): void {
   while (el.firstChild) el.firstChild.remove();
 }
 
-/** A labelled input: the label wraps the field, so a screen reader names it. */
-export function field(label: string, input: HTMLInputElement | HTMLSelectElement, hint?: string, cls = ''): HTMLLabelElement {
-  return h('label', { class: `field ${cls}`.trim() }, h('span', { class: 'field-label' }, label), input, hint ? h('span', { class: 'field-hint' }, hint) : null);
+let fieldIds = 0;
+
+/** A labelled input: the label names it, a hint describes it (aria-describedby). */
+export function field(label: string, input: HTMLInputElement | HTMLSelectElement, hint?: string, cls = ''): HTMLElement {
+  if (!input.id) input.id = `f${++fieldIds}-${input.name}`;
+  const hintEl = hint ? h('span', { class: 'field-hint', id: `${input.id}-hint` }, hint) : null;
+  if (hintEl) input.setAttribute('aria-describedby', hintEl.id);
+  return h('div', { class: `field ${cls}`.trim() }, h('label', { class: 'field-label', for: input.id }, label), input, hintEl);
 }
 
 export function input(name: string, attrs: Attrs = {}): HTMLInputElement {

@@ -127,6 +127,7 @@ export function renderEvents(ctx: ViewContext): void {
     ctx.remember({ view: 'events', ...Object.fromEntries(KEPT.filter((k) => f[k] !== undefined).map((k) => [k, f[k]!])) });
     clear(results);
     results.append(h('p', { class: 'muted' }, 'Searching…'));
+    results.setAttribute('aria-busy', 'true');
     try {
       const params: Params = { ...f, ...page, verbose: '1' };
       const ans = await ctx.api.get<EventsAnswer>('/REST/v2.0/events', params, ac.signal);
@@ -146,6 +147,8 @@ export function renderEvents(ctx: ViewContext): void {
       if ((err as Error).name === 'AbortError') return;
       clear(results);
       results.append(errorBox(explain(err)));
+    } finally {
+      if (!ac?.signal.aborted) results.setAttribute('aria-busy', 'false');
     }
   }
 

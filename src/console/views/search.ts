@@ -44,6 +44,7 @@ export function renderSearch(ctx: ViewContext): void {
     ctx.remember({ view: 'search', q, glob: glob.value });
     clear(results);
     results.append(h('p', { class: 'muted' }, 'Searching…'));
+    results.setAttribute('aria-busy', 'true');
     try {
       const ans = await ctx.api.get<{ iologs: string[]; detail?: SearchHit[]; truncated?: boolean; warnings?: unknown[] }>('/REST/iolog/search', { file: glob.value || '**', query: q, detail: 1 }, ac.signal);
       clear(results);
@@ -75,6 +76,8 @@ export function renderSearch(ctx: ViewContext): void {
       if ((err as Error).name === 'AbortError') return;
       clear(results);
       results.append(errorBox(explain(err)));
+    } finally {
+      if (!ac?.signal.aborted) results.setAttribute('aria-busy', 'false');
     }
   }
   form.addEventListener('submit', (ev) => {

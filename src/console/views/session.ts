@@ -7,6 +7,7 @@ import { loadEventSource, sourceParams } from '../event-source.js';
 import type { ViewContext } from '../main.js';
 import { Player, SPEEDS } from '../player/player.js';
 import { SessionSource } from '../player/source.js';
+import { firstTime } from '../player/frames.js';
 import { Timeline, type Marker } from '../player/timeline.js';
 import { eventTable, type EventRecord } from './events.js';
 import { hitSeconds, type SearchHit } from './search.js';
@@ -257,7 +258,16 @@ export function renderSession(ctx: ViewContext): void {
     const command = str(vars.command ?? vars.cmd) + (Array.isArray(vars.runargv) ? ` ${(vars.runargv as string[]).slice(1).join(' ')}` : '');
     title.textContent = `${str(vars.runuser) || '?'}@${str(vars.runhost ?? vars.submithost) || '?'}: ${command.trim() || str(vars.title) || 'session'}`;
     document.title = `${title.textContent} · evio console`;
-    const start = startMs(vars);
+    // The zero of the timeline: log.json's or the header's timestamp; without one (a session
+    // dated by its file's mtime), the first time the data stream carries.
+    let start = startMs(vars);
+    if (start === null) {
+      try {
+        start = firstTime((await source.chunk(0, 1, ac.signal)).log);
+      } catch {
+        start = null;
+      }
+    }
     const facts: [string, string][] = [
       ['Submitted by', `${str(vars.submituser)}${vars.submithost ? `@${str(vars.submithost)}` : ''}`],
       ['Started', start !== null ? new Date(start).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : ''],

@@ -54,6 +54,7 @@ export function renderSessions(ctx: ViewContext): void {
     ctx.remember({ view: 'sessions', ...f });
     clear(results);
     results.append(h('p', { class: 'muted' }, 'Loading…'));
+    results.setAttribute('aria-busy', 'true');
     try {
       const ans = await ctx.api.get<{ result: SessionRow[]; more?: boolean; next?: { start: number } }>('/REST/iolog/list', { ...f, start }, ac.signal);
       clear(results);
@@ -71,6 +72,8 @@ export function renderSessions(ctx: ViewContext): void {
       if ((err as Error).name === 'AbortError') return;
       clear(results);
       results.append(errorBox(explain(err)));
+    } finally {
+      if (!ac?.signal.aborted) results.setAttribute('aria-busy', 'false');
     }
   }
   form.addEventListener('submit', (ev) => {
