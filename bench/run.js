@@ -16,7 +16,7 @@ import { renderReport, renderSection } from './lib/report.js';
 const HELP = `Usage: node bench/run.js [options]
 
   --smoke         tiny data (20k events, 50 sessions), one run each, print only (CI)
-  --only 1,3      run only these workloads (1-9)
+  --only 1,3      run only these workloads (1-10)
   --runs N        timed runs per whole-process measurement (default 5; smoke 1)
   --no-install    do not run bench/install-peers.sh first (missing peers are reported)
   --no-write      print the report instead of rewriting BENCHMARKS.md
@@ -89,6 +89,7 @@ const WORKLOADS = [
   './workloads/w7-index.js',
   './workloads/w8-rest.js',
   './workloads/w9-memory.js',
+  './workloads/w10-seek.js',
 ];
 
 async function main() {

@@ -112,7 +112,6 @@ export const ERRORS = {
   IOLOG_SEEK_INDEX: def(1450, 500, 'The seek index (keyframes beside the cached list) cannot be opened, read or written', 'Check the folder of the iologcache setting and its permissions; the seek index is a cache, deleting its file (iologcache with -seek.sqlite) only costs a rebuild at the next seek.'),
   IOLOG_START_AND_AT: def(1451, 400, 'A chunk was asked for with both start (a byte position) and at (a time)', 'Give one of them: start=BYTES or at=SECONDS.'),
   IOLOG_PLAY_BAD_SPEED: def(1452, 400, 'The play speed is not a number between 0.0625 and 64', 'Give --speed as a decimal number, e.g. 0.5, 2 or 16.'),
-  IOLOG_EVENT_NOT_KEYSTROKE: def(1453, 400, 'The event has no iolog field: only keystroke (K) events point at a recorded session', 'Give a K record (etype K) or its iolog path.'),
   IOLOG_EVENT_SESSION_MISSING: def(1454, 404, 'The iolog path of the keystroke event names no session under the I/O log roots', 'Check that the event\'s iolog path lies under one of iologdirs and that the session directory still exists (it may have been purged).'),
   // ---- 1500-1599 replay
   REPLAY_TERM_UNKNOWN: def(1500, 400, 'No terminfo entry for the terminal type, and no built-in one', 'Give term= a type the system terminfo database has (infocmp TYPE), or xterm, xterm-256color, vt100, linux or screen.'),

@@ -5,6 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { generateEvents } from '../eventlog/generate.js';
 import { generateSessions } from '../iolog/generate-sessions.js';
+import { writeEventSession } from '../iolog/generate-shell-session.js';
 
 export interface GenerateEventsRequest {
   count: number;
@@ -12,19 +13,59 @@ export interface GenerateEventsRequest {
   /** Unix seconds of the first record (default: the generator's own start). */
   start?: number | undefined;
   out: string;
+  /**
+   * Write the session of every keystroke (K) record under this I/O log root (its `iolog` field
+   * points there): the event's uniqueid, users, hosts, command and cwd, a shell session with
+   * typed commands for bash and sh.
+   */
+  iologRoot?: string | undefined;
+  /** With iologRoot: about this many sessions at most (fewer K records, the rest plain accepts). */
+  maxSessions?: number | undefined;
   signal?: AbortSignal;
   onProgress?: (written: number) => void;
 }
 
-/** Writes the NDJSON event log; returns the records written and the file's path. */
-export async function generateEventLog(r: GenerateEventsRequest): Promise<{ events: number; path: string }> {
+/**
+ * Share of K records kept so that about `max` sessions are written for `count` events: about
+ * half the records are new requests (the rest finishes), a fifth of those K.
+ */
+function keystrokeShare(count: number, max: number | undefined): number {
+  if (max === undefined || count === 0) return 1;
+  return Math.min(1, max / (count * 0.11));
+}
+
+/** Writes the NDJSON event log (and the K records' sessions); returns what was written. */
+export async function generateEventLog(r: GenerateEventsRequest): Promise<{ events: number; path: string; sessions?: number; iologRoot?: string }> {
   const path = resolve(r.out);
   await mkdir(dirname(path), { recursive: true });
   const ws = createWriteStream(path);
-  const opts = r.start !== undefined ? { count: r.count, seed: r.seed, start: r.start } : { count: r.count, seed: r.seed };
+  const iologRoot = r.iologRoot !== undefined ? resolve(r.iologRoot) : undefined;
+  const opts = {
+    count: r.count,
+    seed: r.seed,
+    ...(r.start !== undefined ? { start: r.start } : {}),
+    ...(iologRoot !== undefined ? { iologRoot, keystrokeShare: keystrokeShare(r.count, r.maxSessions) } : {}),
+  };
   let buf = '';
   let n = 0;
+  let sessions = 0;
   for (const rec of generateEvents(opts)) {
+    if (iologRoot !== undefined && rec.etype === 'K' && rec.iolog) {
+      writeEventSession(rec.iolog, {
+        uniqueid: rec.uniqueid,
+        submituser: rec.submituser ?? 'root',
+        submithost: rec.submithost ?? 'localhost',
+        runuser: rec.runuser ?? 'root',
+        runhost: rec.runhost ?? rec.submithost ?? 'localhost',
+        command: rec.runcommand ?? '/bin/bash',
+        argv: rec.runargv ?? ['bash'],
+        cwd: rec.cwd ?? '/',
+        ttyname: rec.ttyname ?? '/dev/pts/0',
+        time: rec.time,
+        seed: r.seed * 7919 + rec.recnum,
+      });
+      sessions++;
+    }
     buf += `${JSON.stringify(rec)}\n`;
     if (++n % 2000 === 0) {
       if (!ws.write(buf)) await new Promise<void>((done) => ws.once('drain', () => done()));
@@ -37,7 +78,7 @@ export async function generateEventLog(r: GenerateEventsRequest): Promise<{ even
     ws.once('error', fail);
     ws.end(buf, () => done());
   });
-  return { events: n, path };
+  return { events: n, path, ...(iologRoot !== undefined ? { sessions, iologRoot } : {}) };
 }
 
 export function generateSessionTree(r: { count: number; seed: number; out: string; onProgress?: (n: number) => void }): { sessions: number; bytes: number; out: string } {

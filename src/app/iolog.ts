@@ -25,6 +25,7 @@ import { parseSearchQuery, type SearchMatch, type SessionSearchResult } from '..
 import { checkGlob } from '../iolog/walk.js';
 import type { SeekBuildStats, SeekScreenResult } from '../iolog/seek.js';
 import { seekIndexPath } from '../iolog/seek-store.js';
+import { resolveEventSession, type EventSession } from '../iolog/event-session.js';
 
 export type { Params } from '../iolog/params.js';
 
@@ -271,6 +272,15 @@ export async function iologScreenFromStart(engine: Engine, params: Params, signa
   const atMs = atMilliseconds(params);
   const pool = await iologPool(engine);
   return pool.run('screen', { roots: roots(engine), file, atMs }, signal);
+}
+
+/**
+ * GET /REST/iolog/session?iolog=PATH : the session a keystroke (K) event's `iolog` field points
+ * at (resolved inside the I/O log roots; IOLOG_EVENT_SESSION_MISSING when it is not there), with
+ * its path relative to its root (usable as file=) and its identity (uniqueid, users, command).
+ */
+export async function iologEventSession(engine: Engine, params: Params): Promise<EventSession> {
+  return resolveEventSession(roots(engine), required(params, 'iolog'));
 }
 
 /** Builds or extends one session's seek index now (otherwise the first seek does). */

@@ -1,1 +1,171 @@
-export async function runPlay(_argv: string[], _io: unknown): Promise<number> { return 0; }
+// `evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS]`: plays a session in
+// the terminal at its recorded pace, as sudoreplay does: pauses longer than the idle limit are
+// cut to it (sudoreplay -m), the speed divides every pause (sudoreplay -s). When standard input
+// is a terminal it is put in raw mode for the keys (space, < > - +, . n, q), and restored on
+// every way out (end, q, Ctrl-C, SIGTERM, an error). Without a terminal it plays without keys.
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { playCommands, playFrames, playStart, type PlayCommand } from '../app/iolog-play.js';
+import { evioError } from '../errors.js';
+import { parseFlags, strFlag, wantsHelp } from './flags.js';
+import { usageError, type CliIo } from './io.js';
+
+export const PLAY_HELP = `Usage: evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS]
+
+Plays a session's output in this terminal at its recorded pace, like sudoreplay.
+  --speed X          faster (2, 16) or slower (0.5); 1/16 to 64, default 1
+  --at SECONDS       start at that time: the screen there is drawn first (from the seek index)
+  --idle-limit S     pauses longer than S seconds (after the speed) are cut to S; default 2,
+                     0 keeps every pause
+Keys (when standard input is a terminal):
+  space  pause / resume        < or -  half the speed     > or +  double the speed
+  . or n jump to the next command (when the session's command timeline is known)
+  q or Ctrl-C  quit
+FILE is absolute or relative to the first I/O log root (iologdirs).
+
+Example:
+  evio iolog play 00/00/04 --speed 2 --at 30
+`;
+
+const MIN_SPEED = 1 / 16;
+const MAX_SPEED = 64;
+
+function decimal(text: string | undefined, name: string, dflt: number): number {
+  if (text === undefined) return dflt;
+  if (!/^\d{1,9}(\.\d{1,9})?$/.test(text)) throw usageError(`--${name} "${text.slice(0, 20)}" is not a decimal number`);
+  return Number(text);
+}
+
+async function write(out: Writable, data: string | Uint8Array): Promise<void> {
+  if (!out.write(data)) await once(out, 'drain');
+}
+
+/** What the keys change; `wake` ends the current pause early. */
+class PlayState {
+  paused = false;
+  quit = false;
+  /** Seconds to jump to (next command). */
+  jumpTo: number | null = null;
+  private wakers: Array<() => void> = [];
+  constructor(public speed: number) {}
+
+  wake(): void {
+    const w = this.wakers;
+    this.wakers = [];
+    for (const f of w) f();
+  }
+
+  /** Sleeps `ms`, or less when a key changes something. */
+  sleep(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (ms <= 0 || signal.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+      this.wakers.push(done);
+    });
+  }
+
+  async whilePaused(signal: AbortSignal): Promise<void> {
+    while (this.paused && !this.quit && this.jumpTo === null && !signal.aborted) await this.sleep(60_000, signal);
+  }
+}
+
+/** Raw-mode key reading on a terminal; `close` gives the terminal back as it was. */
+function keyReader(state: PlayState, onNext: () => void): { close(): void } {
+  const stdin = process.stdin;
+  const wasRaw = stdin.isRaw;
+  stdin.setRawMode(true);
+  stdin.resume();
+  const onData = (buf: Buffer) => {
+    for (const b of buf) {
+      const k = String.fromCharCode(b);
+      if (k === 'q' || k === 'Q' || b === 0x03) state.quit = true;
+      else if (k === ' ') state.paused = !state.paused;
+      else if (k === '<' || k === '-') state.speed = Math.max(MIN_SPEED, state.speed / 2);
+      else if (k === '>' || k === '+') state.speed = Math.min(MAX_SPEED, state.speed * 2);
+      else if (k === '.' || k === 'n') onNext();
+    }
+    state.wake();
+  };
+  stdin.on('data', onData);
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    stdin.off('data', onData);
+    try {
+      stdin.setRawMode(wasRaw);
+    } catch {
+      // the terminal is gone
+    }
+    stdin.pause();
+  };
+  process.once('exit', close);
+  return { close };
+}
+
+export async function runPlay(argv: string[], io: CliIo): Promise<number> {
+  if (wantsHelp(argv, PLAY_HELP, io.out)) return 0;
+  const f = parseFlags(argv, { command: 'iolog play', values: ['speed', 'at', 'idle-limit'], positionals: 1 });
+  if (f.positionals.length !== 1) throw usageError('give exactly one FILE (evio iolog play FILE)');
+  const file = f.positionals[0]!;
+  const speedText = strFlag(f, 'speed');
+  const speed = speedText === undefined ? 1 : /^\d{1,9}(\.\d{1,9})?$/.test(speedText) ? Number(speedText) : NaN;
+  if (!(speed >= MIN_SPEED && speed <= MAX_SPEED)) throw evioError('IOLOG_PLAY_BAD_SPEED', `--speed "${String(speedText).slice(0, 20)}": give a number from 0.0625 to 64`);
+  const idleMs = decimal(strFlag(f, 'idle-limit'), 'idle-limit', 2) * 1000;
+  const at = strFlag(f, 'at');
+  const engine = io.engine();
+  const signal = io.signal;
+  const state = new PlayState(speed);
+  let start = await playStart(engine, file, at, signal);
+  let commands: Promise<PlayCommand[] | null> | null = null;
+  let now = at === undefined ? 0 : Number(at);
+  const onNext = () => {
+    commands ??= playCommands(engine, file, signal);
+    void commands.then((list) => {
+      const next = list?.find((c) => c.at > now + 0.001);
+      if (next) state.jumpTo = next.at;
+      else io.out.write('\x07');
+      state.wake();
+    });
+  };
+  const keys = process.stdin.isTTY ? keyReader(state, onNext) : null;
+  const stop = () => {
+    state.quit = true;
+    state.wake();
+  };
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    if (start.repaint) await write(io.out, start.repaint);
+    let from = start.offset;
+    for (;;) {
+      let jumped = false;
+      for await (const frame of playFrames(engine, file, from, signal)) {
+        const pause = frame.gapMs / state.speed;
+        await state.sleep(idleMs > 0 ? Math.min(pause, idleMs) : pause, signal);
+        await state.whilePaused(signal);
+        if (state.quit || signal.aborted) return 0;
+        if (state.jumpTo !== null) {
+          now = state.jumpTo;
+          state.jumpTo = null;
+          start = await playStart(engine, file, String(now.toFixed(6)), signal);
+          await write(io.out, start.repaint);
+          from = start.offset;
+          jumped = true;
+          break;
+        }
+        await write(io.out, frame.bytes);
+        now += frame.gapMs / 1000;
+      }
+      if (!jumped) return 0;
+    }
+  } finally {
+    signal.removeEventListener('abort', stop);
+    keys?.close();
+  }
+}

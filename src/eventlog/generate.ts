@@ -34,6 +34,12 @@ export interface GenerateOptions {
   start?: number;
   /** Root prefix written into K records' iolog paths. */
   iologRoot?: string;
+  /**
+   * Share (0..1, default 1) of the would-be keystroke records that stay K records; the others
+   * become plain accepts. The random sequence is the same whatever the share, so every other
+   * field is unchanged: a demo keeps few enough sessions to write them all.
+   */
+  keystrokeShare?: number;
 }
 
 interface Open {
@@ -100,7 +106,8 @@ export function* generateEvents(opts: GenerateOptions): Generator<StoredEvent> {
     const base = cmd.slice(cmd.lastIndexOf('/') + 1);
     const uniqueid = `${(session * 2654435761 >>> 0).toString(16).padStart(8, '0')}${Math.floor(rnd() * 0xffffffff).toString(16).padStart(8, '0')}${session.toString(16).padStart(8, '0')}`;
     const r = rnd();
-    const etype = r < 0.05 ? 'R' : r < 0.25 ? 'K' : 'A';
+    const share = opts.keystrokeShare ?? 1;
+    const etype = r < 0.05 ? 'R' : r < 0.05 + 0.2 * share ? 'K' : 'A';
     const rec: StoredEvent = {
       recnum,
       uniqueid,

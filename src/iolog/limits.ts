@@ -63,7 +63,7 @@ export const LIST_MAX_LEN = 10_000;
  * records have passed since the last one. The cost of "the screen at T" is one restore plus
  * reading and replaying at most this much, whatever the session's length.
  */
-export const SEEK_KEYFRAME_BYTES = 512 * 1024;
-export const SEEK_KEYFRAME_RECORDS = 20_000;
+export const SEEK_KEYFRAME_BYTES = 256 * 1024;
+export const SEEK_KEYFRAME_RECORDS = 10_000;
 /** Seek index: keyframes written to SQLite in one transaction while building (bounded memory). */
 export const SEEK_WRITE_BATCH = 32;

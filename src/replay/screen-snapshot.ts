@@ -5,8 +5,10 @@
 // taken while the parser is idle (no escape sequence or UTF-8 character partly read).
 //
 // Layout (then deflated, raw, level 1: rows of cells compress well):
-//   u32 header length, header JSON (sizes, cursor, modes, charsets, combined characters),
-//   then per buffer (normal, alt) per line: u32 length, u8 wrapped, f64 time, length × u32 cells.
+//   u32 header length, header JSON (sizes, cursor, modes, charsets, combined characters) padded
+//   to a multiple of 8, then per buffer (normal, alt) per line: u32 length, u32 wrapped, f64 time,
+//   length × u32 cells. Everything stays 4-byte aligned, so a restore makes each line's cells a
+//   view into one copy of the inflated bytes instead of a copy per line.
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { DEC_SPECIAL_GRAPHICS, UK, type Charset } from './charsets.js';
 import { LineRing } from './line-ring.js';
@@ -74,7 +76,7 @@ function bufferHeader(b: ScreenBuffer): BufferHeader {
 
 function linesSize(b: ScreenBuffer): number {
   let n = 0;
-  for (let i = 0; i < b.lines.length; i++) n += 13 + 4 * b.lines.at(i).length;
+  for (let i = 0; i < b.lines.length; i++) n += 16 + 4 * b.lines.at(i).length;
   return n;
 }
 
@@ -82,9 +84,9 @@ function writeLines(b: ScreenBuffer, view: DataView, out: Uint8Array, at: number
   for (let i = 0; i < b.lines.length; i++) {
     const line = b.lines.at(i);
     view.setUint32(at, line.length, true);
-    view.setUint8(at + 4, line.isWrapped ? 1 : 0);
-    view.setFloat64(at + 5, line.time, true);
-    at += 13;
+    view.setUint32(at + 4, line.isWrapped ? 1 : 0, true);
+    view.setFloat64(at + 8, line.time, true);
+    at += 16;
     const cells = new Uint8Array(line.cells.buffer, line.cells.byteOffset, line.length * 4);
     out.set(cells, at);
     at += cells.length;
@@ -101,28 +103,31 @@ export function snapshotScreen(screen: Screen): Uint8Array {
     joinState: s.joinState, time: s.time, normal: bufferHeader(s.normal), alt: bufferHeader(s.alt),
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
-  const size = 4 + json.length + linesSize(s.normal) + linesSize(s.alt);
-  const out = new Uint8Array(size);
+  const body = align8(4 + json.length);
+  const size = body + linesSize(s.normal) + linesSize(s.alt);
+  const out = new Uint8Array(size).fill(0x20, 4 + json.length, body);
   const view = new DataView(out.buffer);
-  view.setUint32(0, json.length, true);
+  view.setUint32(0, body - 4, true);
   out.set(json, 4);
-  let at = writeLines(s.normal, view, out, 4 + json.length);
+  let at = writeLines(s.normal, view, out, body);
   at = writeLines(s.alt, view, out, at);
   return deflateRawSync(out, { level: 1 });
 }
+
+const align8 = (n: number): number => (n + 7) & ~7;
 
 function readBuffer(h: BufferHeader, hasScrollback: boolean, scrollback: number, view: DataView, at: number): [ScreenBuffer, number] {
   const b = new ScreenBuffer(hasScrollback, scrollback, h.cols, h.rows);
   b.lines = new LineRing(h.maxLength);
   for (let i = 0; i < h.lines; i++) {
-    if (at + 13 > view.byteLength) throw new SnapshotError('snapshot is truncated');
+    if (at + 16 > view.byteLength) throw new SnapshotError('snapshot is truncated');
     const len = view.getUint32(at, true);
-    const line = new ScreenLine(0, view.getUint8(at + 4) === 1);
-    line.time = view.getFloat64(at + 5, true);
-    at += 13;
+    const line = new ScreenLine(0, view.getUint32(at + 4, true) === 1);
+    line.time = view.getFloat64(at + 8, true);
+    at += 16;
     if (at + len * 4 > view.byteLength) throw new SnapshotError('snapshot is truncated');
-    // A copy: Uint32Array needs 4-byte alignment, which an offset into the bytes may lack.
-    line.cells = new Uint32Array(view.buffer.slice(view.byteOffset + at, view.byteOffset + at + len * 4));
+    // A view: the bytes were copied once to an aligned buffer of their own (restoreScreen).
+    line.cells = new Uint32Array(view.buffer, view.byteOffset + at, len);
     line.length = len;
     at += len * 4;
     b.lines.push(line);
@@ -148,19 +153,20 @@ function readBuffer(h: BufferHeader, hasScrollback: boolean, scrollback: number,
 
 /** A screen model in the state a snapshot recorded. */
 export function restoreScreen(bytes: Uint8Array): Screen {
-  let raw: Buffer;
+  let raw: Uint8Array;
   let header: Header;
   try {
-    raw = inflateRawSync(bytes);
-    const len = raw.readUInt32LE(0);
-    header = JSON.parse(raw.toString('utf8', 4, 4 + len)) as Header;
+    // One copy into a buffer of its own: aligned, and not part of Node's shared pool.
+    raw = new Uint8Array(inflateRawSync(bytes));
+    const len = new DataView(raw.buffer).getUint32(0, true);
+    header = JSON.parse(Buffer.from(raw.buffer, 4, len).toString('utf8')) as Header;
     if (header.v !== 1) throw new SnapshotError(`snapshot version ${String(header.v)} is unknown`);
   } catch (err) {
     if (err instanceof SnapshotError) throw err;
     throw new SnapshotError(`snapshot does not decode: ${(err as Error).message}`);
   }
-  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-  const [normal, after] = readBuffer(header.normal, true, header.scrollback, view, 4 + raw.readUInt32LE(0));
+  const view = new DataView(raw.buffer, 0, raw.byteLength);
+  const [normal, after] = readBuffer(header.normal, true, header.scrollback, view, 4 + view.getUint32(0, true));
   const [alt] = readBuffer(header.alt, false, 0, view, after);
   return Screen.fromState({
     cols: header.cols, rows: header.rows, scrollback: header.scrollback, alternate: header.alternate, modes: header.modes,
