@@ -40,6 +40,7 @@ export {
   iologIndex,
   iologReplay,
   iologScreen,
+  iologCommands,
   iologExport,
   matchingPaths,
   SearchAnswer,
@@ -52,6 +53,8 @@ export type { Variables } from './iolog/log-info.js';
 export type { CachedRecord } from './iolog/index-db.js';
 export type { ReplayResult } from './iolog/replay.js';
 export type { ScreenResult } from './iolog/screen.js';
+export type { CommandsResult, CommandEntry } from './iolog/commands.js';
+export { TypedInput, type TypedLine } from './iolog/typed-input.js';
 
 // Replay: bytes in, tokens, screens and text out.
 export { Parser, Tokenizer, Screen, renderScreen, ProcessedText, loadTerminfo, replayRange, screenAt, type ReplayItem, type TokenItem, type TextItem, type TerminfoEntry } from './replay/index.js';

@@ -51,6 +51,8 @@ export interface Settings {
   interactiveWorkers: number;
   /** Regex time one search may spend in total over all its sessions and threads (plus 5 ms a session), or one listing filter over all names, ms. */
   searchBudgetMs: number;
+  /** Lines typed at a no-echo prompt (passwords) are searchable and shown in command timelines (off: left out / blanked). */
+  searchHiddenInput: boolean;
   /** Allowed clock skew for signed requests, seconds. */
   authSkewSeconds: number;
   /** Signatures remembered per app for replay protection; a full cache refuses calls (1620). */
@@ -103,6 +105,7 @@ const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'recor
   workers: 'number',
   interactiveWorkers: 'number',
   searchBudgetMs: 'number',
+  searchHiddenInput: 'boolean',
   authSkewSeconds: 'number',
   replayCapacityPerApp: 'number',
   allowInsecure: 'boolean',
@@ -237,6 +240,7 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     workers: (raw.workers as number | undefined) ?? 0,
     interactiveWorkers: (raw.interactiveWorkers as number | undefined) ?? 0,
     searchBudgetMs: (raw.searchBudgetMs as number | undefined) ?? 60_000,
+    searchHiddenInput: (raw.searchHiddenInput as boolean | undefined) ?? false,
     authSkewSeconds: (raw.authSkewSeconds as number | undefined) ?? 300,
     replayCapacityPerApp: (raw.replayCapacityPerApp as number | undefined) ?? 100_000,
     allowInsecure: (raw.allowInsecure as boolean | undefined) ?? false,

@@ -7,6 +7,7 @@ import { exportAsciicast } from '../iolog/export-asciicast.js';
 import { openSession } from '../iolog/locate.js';
 import type { ReplayResult } from '../iolog/replay.js';
 import type { ScreenResult } from '../iolog/screen.js';
+import type { CommandsResult } from '../iolog/commands.js';
 import { evioError } from '../errors.js';
 import { iologPool } from '../worker/pool.js';
 import { formatIsoInZone } from '../common/time-zone.js';
@@ -102,7 +103,7 @@ export async function iologSearch(engine: Engine, params: Params, signal?: Abort
     pool.size * 2,
     (sessions, sig) => {
       if (budget.spent()) return Promise.reject(budget.error(query.regex));
-      return pool.run('searchSessions', { sessions, streams: query.streams, regex: query.regex, detail, budget: share }, sig);
+      return pool.run('searchSessions', { sessions, streams: query.streams, regex: query.regex, flags: query.flags ?? '', detail, hiddenInput: engine.settings.searchHiddenInput, budget: share }, sig);
     },
     signal,
   );
@@ -250,8 +251,10 @@ export async function iologReplay(engine: Engine, params: Params, signal?: Abort
 function atMilliseconds(params: Params): number {
   const v = single(params, 'at');
   if (v === undefined || v === '') return Infinity;
-  if (!/^\d{1,12}(\.\d{1,9})?$/.test(v)) throw evioError('IOLOG_BAD_NUMBER', `at="${v.slice(0, 20)}" is not a number of seconds (e.g. 1.5)`);
-  return Number(v) * 1000;
+  const m = /^(\d{1,12})(?:\.(\d{1,9}))?$/.exec(v);
+  if (!m) throw evioError('IOLOG_BAD_NUMBER', `at="${v.slice(0, 20)}" is not a number of seconds (e.g. 1.5)`);
+  // Exact: "1.005" is 1005 ms, not 1004.9999999999999 (a search hit's `at` must include its write).
+  return Number(m[1]) * 1000 + Number((m[2] ?? '').padEnd(9, '0')) / 1e6;
 }
 
 /**
@@ -288,6 +291,16 @@ export async function iologSeekIndex(engine: Engine, params: Params, signal?: Ab
   const file = required(params, 'file');
   const pool = await iologPool(engine);
   return pool.run('seekIndex', { roots: roots(engine), seekFile: seekIndexPath(engine.settings.iologcache), file }, signal);
+}
+
+/**
+ * GET /REST/iolog/commands, `evio iolog commands`: the command timeline of a session (the lines
+ * typed, when, where, the next prompt, the session's exit), built in the interactive lane.
+ */
+export async function iologCommands(engine: Engine, params: Params, signal?: AbortSignal): Promise<CommandsResult> {
+  const file = required(params, 'file');
+  const pool = await iologPool(engine);
+  return pool.run('commands', { roots: roots(engine), file, hidden: engine.settings.searchHiddenInput }, signal);
 }
 
 /**

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import {
   iologChunk,
+  iologCommands,
   iologExport,
   iologIndex,
   iologListPage,
@@ -89,6 +90,29 @@ const SUBS: Record<string, Sub> = {
       return 0;
     },
   },
+  commands: {
+    usage: 'evio iolog commands FILE',
+    help:
+      'Prints the command timeline of a session as NDJSON: one line per command entered\n' +
+      '{time, at, offset, line, stream, cwd?, prompt_at?, recalled?, completed?, edited?, inexact?, pasted?, hidden?},\n' +
+      'then one last line {file, commands, exit?, truncated?, warnings?, status}. at and prompt_at are seconds (evio iolog screen --at).',
+    flags: [],
+    positionals: ['file'],
+    async run(a, io) {
+      const c = await iologCommands(io.engine(), a, io.signal);
+      let buf = '';
+      for (const e of c.log) {
+        buf += `${JSON.stringify(e)}\n`;
+        if (buf.length >= 65536) {
+          await write(io.out, buf);
+          buf = '';
+        }
+      }
+      const last = { file: c.file, commands: c.log.length, ...(c.exit ? { exit: c.exit } : {}), ...(c.truncated ? { truncated: true } : {}), ...(c.warnings.length ? { warnings: c.warnings } : {}), status: 0 };
+      await write(io.out, `${buf}${JSON.stringify(last)}\n`);
+      return 0;
+    },
+  },
   list: {
     usage: 'evio iolog list [--path GLOB] [--from TIME] [--to TIME] [--submituser W] [--submithost W] [--runuser W] [--runhost W] [--runcmd W] [--runargv W] [--cwd W] [--tty W] [--match all|any] [--start N] [--len N] [--refresh 0|1]',
     help:
@@ -139,6 +163,7 @@ const EXAMPLES: Record<string, string> = {
   variables: 'evio iolog variables /var/log/sudo-io/00/00/01',
   ls: "evio iolog ls 00/00 --filter '^0[0-9A-F]$'",
   search: "evio iolog search '**' 'output:permission denied' --detail",
+  commands: 'evio iolog commands 00/00/01',
   list: "evio iolog list --submituser 'al*' --from '2026-11-22 00:00' --len 50",
   index: 'evio iolog index',
   export: 'evio iolog export --format asciicast 00/00/01 --out session.cast',
@@ -176,7 +201,7 @@ function toParams(name: string, sub: Sub, argv: readonly string[]): Params {
 
 export const iologCommand: CliCommand = {
   name: 'iolog',
-  summary: 'I/O logs: chunk, variables, ls, search, list, index, export, replay, screen, play',
+  summary: 'I/O logs: chunk, variables, ls, search, commands, list, index, export, replay, screen, play',
   async run(argv, io) {
     const [name, ...rest] = argv;
     if (!name || name === '--help' || name === '-h' || name === 'help') {

@@ -47,12 +47,25 @@ export interface DecodedChunks {
 /**
  * The whole decoded content of a file as chunks (timing files, asciicast files). Errors inside
  * the gzip data end the stream early and are reported through `onError` (the bytes before the
- * damage are still delivered). `start` skips that many decoded bytes.
+ * damage are still delivered). `start` skips that many decoded bytes. With `wantTrailer` (a
+ * file its writer has finished: sudo's complete mark), gzip data must end with its trailer: a
+ * file cut short inflates without error under Z_SYNC_FLUSH (as a live one must), so the
+ * trailer's ISIZE (the decoded length mod 2^32, RFC 1952; sudo writes one gzip member) is
+ * compared with what was decoded.
  */
-export async function decodedChunks(path: string, onError: (msg: string) => void, start = 0): Promise<DecodedChunks | null> {
+export async function decodedChunks(path: string, onError: (msg: string) => void, start = 0, wantTrailer = false): Promise<DecodedChunks | null> {
   const fh = await openNoFollow(path);
   if (!fh) return null;
   const gzip = await isGzip(fh);
+  let isize: number | null = null;
+  if (gzip && wantTrailer) {
+    const size = (await fh.stat()).size;
+    if (size >= 18) {
+      const tail = Buffer.alloc(4);
+      await fh.read(tail, 0, 4, size - 4);
+      isize = tail.readUInt32LE(0);
+    }
+  }
   async function* plain(): AsyncGenerator<Buffer> {
     try {
       const buf = Buffer.allocUnsafe(64 * 1024);
@@ -72,17 +85,22 @@ export async function decodedChunks(path: string, onError: (msg: string) => void
     const gunzip = syncFlushGunzip();
     source.on('error', (e) => gunzip.destroy(e));
     source.pipe(gunzip);
+    let decoded = 0;
     try {
       // A start inside the data: inflated and dropped (gzip cannot be entered in the middle).
       let skip = start;
       for await (const c of gunzip) {
         const b = c as Buffer;
+        decoded += b.length;
         if (skip >= b.length) {
           skip -= b.length;
           continue;
         }
         yield skip ? b.subarray(skip) : b;
         skip = 0;
+      }
+      if (wantTrailer && isize !== (decoded % 2 ** 32)) {
+        onError(`${path}: gzip data is truncated (it ends without its trailer, though the session is marked complete); read up to the cut`);
       }
     } catch (err) {
       onError(`${path}: gzip data is damaged (${(err as Error).message}); read up to the damage`);

@@ -4,6 +4,8 @@
 // "COLSxROWS". Bytes are decoded as UTF-8 per stream, keeping characters split across records
 // whole. As sudoreplay does on a terminal, a bare LF in stdout/stderr (no tty, so no output
 // post-processing) is written as CR LF so the player shows lines as the user saw them.
+// An asciicast source keeps its `title` and its exit events (v3's "x", written as "x" lines:
+// players of v2 ignore codes they do not know, as the format asks).
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { TextDecoder } from 'node:util';
@@ -21,6 +23,8 @@ export async function exportAsciicast(session: IologSession, out: Writable, sign
   const info = await session.info();
   const header: Record<string, unknown> = { version: 2, width: info.cols, height: info.rows, timestamp: info.startSec };
   if (info.runcmd) header.command = info.runcmd;
+  const title = session.format === 'asciicast' ? (await session.variables()).title : undefined;
+  if (typeof title === 'string') header.title = title;
   header.env = { TERM: info.term };
   const write = async (line: string) => {
     if (!out.write(line)) await once(out, 'drain');
@@ -40,6 +44,11 @@ export async function exportAsciicast(session: IologSession, out: Writable, sign
     }
     if (ev.kind === 'marker') {
       await write(`[${t}, "m", ${JSON.stringify(ev.label)}]\n`);
+      events++;
+      continue;
+    }
+    if (ev.kind === 'exit') {
+      await write(`[${t}, "x", ${JSON.stringify(ev.status)}]\n`);
       events++;
       continue;
     }

@@ -47,6 +47,8 @@ export const SEARCH_SESSIONS_IN_FLIGHT = 3;
 export const DETAIL_LINES_PER_SESSION = 100;
 export const DETAIL_LINES_TOTAL = 10_000;
 export const DETAIL_LINE_CHARS = 1024;
+/** Command timeline: lines in one answer (a longer one says truncated). */
+export const COMMANDS_MAX = 100_000;
 /** Glob length. */
 export const GLOB_MAX_LENGTH = 1024;
 

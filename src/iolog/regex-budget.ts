@@ -13,11 +13,15 @@ import { evioError } from '../errors.js';
 import { MATCHER_CACHE_SIZE, REGEX_BATCH_CHARS, REGEX_BATCH_LINES, REGEX_BUDGET_MS, REGEX_MAX_LENGTH } from './limits.js';
 import type { RegexBudget } from './request-budget.js';
 
-/** Compiles a user pattern (JavaScript syntax, no flags); `errorName` says which parameter it came from. */
-export function compileUserRegex(source: string, errorName: 'IOLOG_BAD_QUERY' | 'IOLOG_BAD_FILTER', maxLength = REGEX_MAX_LENGTH): RegExp {
+/**
+ * Compiles a user pattern (JavaScript syntax; `flags` '' or 'i', case-insensitive); `errorName`
+ * says which parameter it came from.
+ */
+export function compileUserRegex(source: string, errorName: 'IOLOG_BAD_QUERY' | 'IOLOG_BAD_FILTER', maxLength = REGEX_MAX_LENGTH, flags = ''): RegExp {
   if (source.length > maxLength) throw evioError(errorName, `the regular expression is ${source.length} characters long; the limit is ${maxLength}`);
+  if (flags !== '' && flags !== 'i') throw evioError(errorName, `unknown regular expression flags "${flags.slice(0, 10)}" (only i)`);
   try {
-    return new RegExp(source);
+    return new RegExp(source, flags);
   } catch (err) {
     throw evioError(errorName, `invalid regular expression: ${(err as Error).message}`);
   }
@@ -32,16 +36,29 @@ const NO_LINES: string[] = [];
 
 /** A source without any regex metacharacter or escape: it matches where its text occurs. */
 const LITERAL_SOURCE = /^[^\\^$.|?*+()[\]{}]+$/;
+const ASCII = /^[\x00-\x7f]*$/;
+const ASCII_UPPER = /[A-Z]+/g;
+
+/**
+ * `s` with only A-Z lowered: what a non-Unicode /i regex with an ASCII pattern compares against
+ * (its case folding never maps a non-ASCII character to an ASCII one, where toLowerCase does:
+ * the Kelvin sign to k, İ to i plus a dot).
+ */
+function asciiLower(s: string): string {
+  return ASCII.test(s) ? s.toLowerCase() : s.replace(ASCII_UPPER, (m) => m.toLowerCase());
+}
 
 /** Tests lines against one regex, in budgeted batches. */
 export class BudgetedMatcher {
   private readonly ctx: Context;
   private readonly sandbox: { re: RegExp; lines: string[]; found: number[]; firstOnly: boolean };
   /**
-   * The text of a literal pattern (no flags): a substring search, linear in the line, cannot
-   * backtrack, so it runs without the vm and its watchdog thread. Null for any other pattern.
+   * The text of a literal pattern (no flags, or i with an ASCII literal, then lowered): a
+   * substring search, linear in the line, cannot backtrack, so it runs without the vm and its
+   * watchdog thread. Null for any other pattern.
    */
   private readonly literal: string | null;
+  private readonly foldCase: boolean;
 
   constructor(
     re: RegExp,
@@ -49,7 +66,9 @@ export class BudgetedMatcher {
   ) {
     // A non-global, non-sticky regex keeps no lastIndex state between lines.
     const plain = new RegExp(re.source, re.flags.replace(/[gy]/g, ''));
-    this.literal = plain.flags === '' && LITERAL_SOURCE.test(plain.source) ? plain.source : null;
+    const literal = LITERAL_SOURCE.test(plain.source);
+    this.foldCase = plain.flags === 'i' && literal && ASCII.test(plain.source);
+    this.literal = (plain.flags === '' && literal) || this.foldCase ? (this.foldCase ? plain.source.toLowerCase() : plain.source) : null;
     this.sandbox = { re: plain, lines: [], found: [], firstOnly: false };
     this.ctx = createContext(this.sandbox);
   }
@@ -62,7 +81,7 @@ export class BudgetedMatcher {
     if (this.literal !== null) {
       const hits: number[] = [];
       for (let k = 0; k < lines.length; k++) {
-        if (lines[k]!.includes(this.literal)) {
+        if ((this.foldCase ? asciiLower(lines[k]!) : lines[k]!).includes(this.literal)) {
           hits.push(k);
           if (firstOnly) break;
         }
@@ -122,15 +141,16 @@ const matchers = new Map<string, BudgetedMatcher>();
  * The matcher of a user pattern (compiled as compileUserRegex does), reused from this thread's
  * last MATCHER_CACHE_SIZE patterns. Invalid patterns throw and are not cached.
  */
-export function cachedMatcher(source: string, errorName: 'IOLOG_BAD_QUERY' | 'IOLOG_BAD_FILTER', maxLength = REGEX_MAX_LENGTH): BudgetedMatcher {
+export function cachedMatcher(source: string, errorName: 'IOLOG_BAD_QUERY' | 'IOLOG_BAD_FILTER', maxLength = REGEX_MAX_LENGTH, flags = ''): BudgetedMatcher {
+  const key = `${flags}/${source}`;
   // A pattern over this caller's limit misses, so compileUserRegex refuses it.
-  let m = source.length <= maxLength ? matchers.get(source) : undefined;
+  let m = source.length <= maxLength ? matchers.get(key) : undefined;
   if (m) {
-    matchers.delete(source); // the most recently used goes last
+    matchers.delete(key); // the most recently used goes last
   } else {
-    m = new BudgetedMatcher(compileUserRegex(source, errorName, maxLength));
+    m = new BudgetedMatcher(compileUserRegex(source, errorName, maxLength, flags));
     if (matchers.size >= MATCHER_CACHE_SIZE) matchers.delete(matchers.keys().next().value!);
   }
-  matchers.set(source, m);
+  matchers.set(key, m);
   return m;
 }

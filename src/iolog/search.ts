@@ -5,18 +5,30 @@
 // session is searched per worker task; the fan-out over many sessions is in service.ts.
 // Completed lines are held and tested in batches (a vm entry with a watchdog per batch, not
 // per timing record), in the order they completed, so the answer is the same as line by line.
+// Input streams (ttyin, stdin) go through the typed-input line editor instead (typed-input.ts):
+// their lines are the lines a person entered. Lines typed at a no-echo prompt are left out
+// unless the caller asks for them; judging echo needs ttyout, which is then read too.
 import { evioError } from '../errors.js';
 import { DETAIL_LINE_CHARS, DETAIL_LINES_PER_SESSION, REGEX_BATCH_CHARS, REGEX_BATCH_LINES } from './limits.js';
 import { cachedMatcher, compileUserRegex } from './regex-budget.js';
 import type { RegexBudget } from './request-budget.js';
-import { checkAborted, offsetMs, type IologSession } from './session.js';
+import { checkAborted, type IologSession } from './session.js';
 import { stripperFactory, type TextExtractor, type TextExtractorFactory, type TextLine } from './text.js';
+import { TypedInput } from './typed-input.js';
 import { STREAM_NAMES, type StreamName } from './timing.js';
 
 export interface SearchQuery {
   streams: StreamName[];
   regex: string;
+  /** '' or 'i' (case-insensitive: the query's REGEX began with `(?i)`). */
+  flags?: string;
 }
+
+/** The prefix that makes a query case-insensitive (as in PCRE, RE2 and Go). */
+const CASE_INSENSITIVE = '(?i)';
+
+/** Streams whose lines are typed lines (the line editor), not screen text. */
+const INPUT_STREAMS: ReadonlySet<StreamName> = new Set<StreamName>(['ttyin', 'stdin']);
 
 const KEYWORDS: Record<string, StreamName[]> = {
   stdin: ['stdin'],
@@ -36,15 +48,25 @@ export function parseSearchQuery(query: string): SearchQuery {
   const keyword = query.slice(0, colon).trim().toLowerCase();
   const streams = KEYWORDS[keyword];
   if (!streams) throw evioError('IOLOG_BAD_QUERY', `unknown search keyword "${keyword.slice(0, 40)}" (use ${Object.keys(KEYWORDS).join(', ')})`);
-  const regex = query.slice(colon + 1);
-  compileUserRegex(regex, 'IOLOG_BAD_QUERY');
-  return { streams, regex };
+  let regex = query.slice(colon + 1);
+  let flags = '';
+  if (regex.startsWith(CASE_INSENSITIVE)) {
+    regex = regex.slice(CASE_INSENSITIVE.length);
+    flags = 'i';
+  }
+  compileUserRegex(regex, 'IOLOG_BAD_QUERY', undefined, flags);
+  return { streams, regex, flags };
 }
 
 export interface SearchMatch {
   stream: StreamName;
-  /** Milliseconds since the session start at which the line began. */
+  /** Milliseconds since the session start at which the line began (rounded down). */
   time: number;
+  /**
+   * Seconds since the session start (ms precision, rounded up) at which the line was complete:
+   * the screen at this moment (`evio iolog screen --at`) shows it; for a typed line, its Enter.
+   */
+  at: number;
   line: string;
 }
 
@@ -63,16 +85,33 @@ export interface SessionSearchOptions {
   signal?: AbortSignal;
   /** The regex time of the whole request, shared with its other sessions and threads. */
   budget?: RegexBudget;
+  /** Search lines typed at a no-echo prompt too (passwords; the searchHiddenInput setting). */
+  hiddenInput?: boolean;
 }
 
 /** Searches one session. Throws IOLOG_REGEX_TIMEOUT when the regex exceeds a batch's or the request's budget. */
 export async function searchSession(session: IologSession, q: SearchQuery, opts: SessionSearchOptions): Promise<SessionSearchResult> {
   const maxLines = opts.maxLines ?? DETAIL_LINES_PER_SESSION;
-  const matcher = cachedMatcher(q.regex, 'IOLOG_BAD_QUERY');
+  const matcher = cachedMatcher(q.regex, 'IOLOG_BAD_QUERY', undefined, q.flags ?? '');
   const info = await session.info();
   const make = opts.extractor ?? stripperFactory;
   const extractors = new Map<StreamName, TextExtractor>();
   const wanted: ReadonlySet<StreamName> = new Set(q.streams);
+  // Lines typed at a no-echo prompt are found by their missing echo: ttyin needs ttyout.
+  const watchEcho = !opts.hiddenInput && wanted.has('ttyin');
+  const read: ReadonlySet<StreamName> = watchEcho ? new Set([...wanted, 'ttyout']) : wanted;
+  const extractorFor = (stream: StreamName): TextExtractor => {
+    let x = extractors.get(stream);
+    if (!x) {
+      if (INPUT_STREAMS.has(stream)) {
+        const typed = new TypedInput({ cols: info.cols, rows: info.rows, hidden: opts.hiddenInput ? 'keep' : 'drop' });
+        if (stream === 'ttyin' && watchEcho) typed.watchOutput();
+        x = typed;
+      } else x = make({ cols: info.cols, rows: info.rows });
+      extractors.set(stream, x);
+    }
+    return x;
+  };
   const matches: SearchMatch[] = [];
   let matched = false;
 
@@ -81,12 +120,14 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
   // costs more than the regex on a few hundred lines (and much more on a loaded machine).
   const texts: string[] = [];
   const times: number[] = [];
+  const ends: number[] = [];
   const streams: StreamName[] = [];
   let chars = 0;
   const hold = (stream: StreamName, lines: TextLine[]): void => {
     for (const l of lines) {
       texts.push(l.text);
       times.push(l.timeMs);
+      ends.push(l.endMs ?? l.timeMs);
       streams.push(stream);
       chars += l.text.length;
     }
@@ -104,12 +145,13 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
       for (const k of hits) {
         if (done || matches.length >= maxLines) break;
         const line = texts[k]!;
-        matches.push({ stream: streams[k]!, time: times[k]!, line: line.length > DETAIL_LINE_CHARS ? line.slice(0, DETAIL_LINE_CHARS) : line });
+        matches.push({ stream: streams[k]!, time: Math.floor(times[k]!), at: Math.ceil(ends[k]!) / 1000, line: line.length > DETAIL_LINE_CHARS ? line.slice(0, DETAIL_LINE_CHARS) : line });
       }
       done ||= matches.length >= maxLines;
     }
     texts.length = 0;
     times.length = 0;
+    ends.length = 0;
     streams.length = 0;
     chars = 0;
     return done;
@@ -117,7 +159,7 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
 
   let done = false;
   let n = 0;
-  const events = session.events({ signal: opts.signal, streams: wanted });
+  const events = session.events({ signal: opts.signal, streams: read });
   try {
     for await (const ev of events) {
       if ((++n & 255) === 0) checkAborted(opts.signal);
@@ -125,13 +167,19 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
         for (const x of extractors.values()) x.resize(ev.cols, ev.rows);
         continue;
       }
-      if (ev.kind !== 'data' || !wanted.has(ev.stream)) continue;
-      let x = extractors.get(ev.stream);
-      if (!x) {
-        x = make({ cols: info.cols, rows: info.rows });
-        extractors.set(ev.stream, x);
+      if (ev.kind !== 'data') continue;
+      // Exact milliseconds (a hit's `at` rounds up, so the screen at it includes this write).
+      const t = ev.sec * 1000 + ev.nsec / 1e6;
+      if (watchEcho && ev.stream === 'ttyout') {
+        const typed = extractorFor('ttyin') as TypedInput;
+        typed.observeOutput(ev.bytes, t);
+        hold('ttyin', typed.takeLines());
+        if (!wanted.has('ttyout')) continue;
       }
-      x.write(ev.bytes, offsetMs(ev.sec, ev.nsec));
+      if (!wanted.has(ev.stream)) continue;
+      const x = extractorFor(ev.stream);
+      if (x instanceof TypedInput) x.write(ev.bytes, t, ev.pos);
+      else x.write(ev.bytes, t);
       hold(ev.stream, x.takeLines());
       if (full() && flush()) {
         done = true;

@@ -47,7 +47,9 @@ export class SudoSession implements IologSession {
    */
   private async *records(signal: AbortSignal | undefined, maxRecords = Infinity, from?: { timing: number; adjust: number }, at?: { end: number; adjust: number }): AsyncGenerator<TimingRecord> {
     const file = join(this.path, 'timing');
-    const decoded = await decodedChunks(file, (msg) => this.warn('timing-gzip', `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${msg}`), from?.timing ?? 0);
+    // A complete session's gzip timing must end with its trailer: one cut short warns, as a short stream file does.
+    const complete = await this.complete();
+    const decoded = await decodedChunks(file, (msg) => this.warn('timing-gzip', `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${msg}`), from?.timing ?? 0, complete);
     if (!decoded) return;
     const parser = new TimingParser();
     if (from) parser.adjust = from.adjust;

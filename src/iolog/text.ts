@@ -13,6 +13,11 @@ export interface TextLine {
   text: string;
   /** When the line got its first character (or ended, if empty): the time passed to write(). */
   timeMs: number;
+  /**
+   * When the line was complete (the time of the write that finished it: a typed line's Enter),
+   * if the extractor knows it; else timeMs is taken for it.
+   */
+  endMs?: number;
 }
 
 export interface TextExtractor {

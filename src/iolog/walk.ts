@@ -7,7 +7,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import { minimatch } from 'minimatch';
 import { evioError } from '../errors.js';
 import { GLOB_MAX_LENGTH } from './limits.js';
-import { isCastName, isSystemPath, readDirents, resolveIologPath, type SessionKind } from './locate.js';
+import { isCastName, isSystemPath, readDirents, resolveIologPath, sessionAt, type SessionKind } from './locate.js';
 import { checkAborted } from './session.js';
 
 export interface FoundSession {
@@ -132,10 +132,32 @@ function resolveIologPathOrNull(roots: readonly string[], p: string): string | n
   }
 }
 
+/**
+ * The session a glob without wildcards names, as `file=` would open it: an asciicast file of
+ * any name (a v1 file is usually `*.json`, which no walk takes), a file inside a session
+ * directory. Null when it names none (then the walk decides, as for any glob).
+ */
+async function* literalSessions(roots: readonly string[], pattern: string): AsyncGenerator<FoundSession> {
+  for (const root of realRoots(roots)) {
+    const real = resolveIologPathOrNull([root], isAbsolute(pattern) ? pattern : join(root, pattern));
+    if (real === null || isSystemPath(real)) continue;
+    const s = await sessionAt(real);
+    if (s) yield { kind: s.kind, path: s.path, root };
+  }
+}
+
 /** Sessions the glob names, in walk order. */
 export async function* sessionsMatching(roots: readonly string[], pattern: string, signal?: AbortSignal): AsyncGenerator<FoundSession> {
   const g = globOverRoots(roots, pattern);
   const seen = new Set<string>();
+  if (!MAGIC.test(pattern) && !pattern.includes('\\')) {
+    for await (const s of literalSessions(roots, pattern)) {
+      if (seen.has(s.path)) continue;
+      seen.add(s.path);
+      yield s;
+    }
+    if (seen.size > 0) return;
+  }
   for (const b of g.bases) {
     for await (const s of walkSessions(b.dir, b.root, signal)) {
       if (seen.has(s.path) || !g.test(s)) continue;

@@ -1,5 +1,6 @@
 // The inputs and outputs of the I/O-log worker tasks: plain data only (structured clone).
 import type { ChunkResult } from '../iolog/chunk.js';
+import type { CommandsRequest, CommandsResult } from '../iolog/commands.js';
 import type { CachedRecord } from '../iolog/index-db.js';
 import type { IndexStats } from '../iolog/index-update.js';
 import type { DirListing } from '../iolog/listing.js';
@@ -19,7 +20,7 @@ export interface IologTasks {
   listDir: { in: { roots: string[]; path: string; filter?: string; budgetMs?: number }; out: DirListing };
   expandGlob: { in: { roots: string[]; pattern: string; max: number }; out: { sessions: Array<{ kind: SessionKind; path: string }>; more: boolean } };
   /** `budget`: the search request's regex time, shared by all its tasks (absent: per batch only). */
-  searchSessions: { in: { sessions: Array<{ kind: SessionKind; path: string }>; streams: StreamName[]; regex: string; detail: boolean; budget?: RegexBudgetShare }; out: SessionSearchResult[] };
+  searchSessions: { in: { sessions: Array<{ kind: SessionKind; path: string }>; streams: StreamName[]; regex: string; flags?: string; detail: boolean; hiddenInput?: boolean; budget?: RegexBudgetShare }; out: SessionSearchResult[] };
   indexUpdate: { in: { roots: string[]; indexFile: string; rebuild: boolean }; out: IndexStats };
   indexCurrent: { in: { roots: string[]; indexFile: string }; out: boolean };
   listQuery: { in: { indexFile: string; query: ListQuery }; out: CachedRecord[] };
@@ -29,6 +30,7 @@ export interface IologTasks {
   seekScreen: { in: SeekScreenRequest & { roots: string[]; seekFile: string }; out: SeekScreenResult };
   seekChunk: { in: SeekChunkRequest & { roots: string[]; seekFile: string }; out: ChunkResult & { at?: number } };
   seekIndex: { in: { roots: string[]; seekFile: string; file: string }; out: SeekBuildStats & { file: string; bytes: number; duration: number } };
+  commands: { in: CommandsRequest & { roots: string[] }; out: CommandsResult };
   /** Readiness: a worker thread starts and answers. */
   ping: { in: Record<string, never>; out: 'pong' };
   /** Metrics: sessions in the index; null when it has not been built. */

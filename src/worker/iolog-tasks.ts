@@ -10,6 +10,7 @@ import { queryIndex } from '../iolog/list-query.js';
 import { replaySessionRange } from '../iolog/replay.js';
 import { sessionScreen } from '../iolog/screen.js';
 import { buildSeekIndex, seekChunk as runSeekChunk, seekScreen as runSeekScreen } from '../iolog/seek.js';
+import { sessionCommands } from '../iolog/commands.js';
 import { listDirectory } from '../iolog/listing.js';
 import { openSession, openSessionOfKind } from '../iolog/locate.js';
 import { SEARCH_SESSIONS_IN_FLIGHT } from '../iolog/limits.js';
@@ -51,11 +52,11 @@ export const expandGlob: Task<'expandGlob'> = (t) =>
 export const searchSessions: Task<'searchSessions'> = (t) =>
   capture(async () => {
     const extractor = await textExtractorFactory();
-    const q = { streams: t.streams, regex: t.regex };
+    const q = { streams: t.streams, regex: t.regex, flags: t.flags };
     const budget = t.budget ? RegexBudget.from(t.budget) : undefined;
     const one = async (s: { kind: SessionKind; path: string }): Promise<SessionSearchResult> => {
       try {
-        return await searchOne(openSessionOfKind(s.kind, s.path), q, { detail: t.detail, extractor, ...(budget ? { budget } : {}) });
+        return await searchOne(openSessionOfKind(s.kind, s.path), q, { detail: t.detail, extractor, hiddenInput: t.hiddenInput ?? false, ...(budget ? { budget } : {}) });
       } catch (err) {
         if (isEvioError(err, 'IOLOG_REGEX_TIMEOUT') || isEvioError(err, 'IOLOG_BAD_QUERY')) throw err;
         return { path: s.path, matched: false, matches: [], warnings: [toEvioError(err).message] };
@@ -88,6 +89,8 @@ export const seekScreen: Task<'seekScreen'> = ({ roots, seekFile, ...r }) => cap
 export const seekChunk: Task<'seekChunk'> = ({ roots, seekFile, ...r }) => capture(() => runSeekChunk(roots, seekFile, r));
 
 export const seekIndex: Task<'seekIndex'> = (t) => capture(() => buildSeekIndex(t.roots, t.seekFile, t.file));
+
+export const commands: Task<'commands'> = ({ roots, ...r }) => capture(() => sessionCommands(roots, r));
 
 export const ping: Task<'ping'> = () => capture(async () => 'pong' as const);
 

@@ -9,7 +9,7 @@ import { generateSessions } from '../../src/iolog/generate-sessions.js';
 import { openSessionOfKind } from '../../src/iolog/locate.js';
 import { BudgetedMatcher, cachedMatcher } from '../../src/iolog/regex-budget.js';
 import { searchSession, type SearchMatch, type SearchQuery } from '../../src/iolog/search.js';
-import { offsetMs } from '../../src/iolog/session.js';
+import { TypedInput } from '../../src/iolog/typed-input.js';
 import { textExtractorFactory } from '../../src/iolog/text-factory.js';
 import { stripperFactory, type TextExtractor, type TextExtractorFactory } from '../../src/iolog/text.js';
 import type { StreamName } from '../../src/iolog/timing.js';
@@ -24,23 +24,48 @@ async function lineByLine(path: string, kind: 'sudo' | 'asciicast', q: SearchQue
   const xs = new Map<StreamName, TextExtractor>();
   const matches: SearchMatch[] = [];
   let matched = false;
-  const check = (stream: StreamName, lines: Array<{ text: string; timeMs: number }>): boolean => {
+  const check = (stream: StreamName, lines: Array<{ text: string; timeMs: number; endMs?: number }>): boolean => {
     let hit = false;
     for (const l of lines) {
       if (!re.test(l.text)) continue;
       hit = matched = true;
       if (!detail || matches.length >= maxLines) return true;
-      matches.push({ stream, time: l.timeMs, line: l.text.slice(0, 1024) });
+      matches.push({ stream, time: Math.floor(l.timeMs), at: Math.ceil(l.endMs ?? l.timeMs) / 1000, line: l.text.slice(0, 1024) });
     }
     return hit && matches.length >= maxLines;
   };
   let done = false;
+  // Input streams are typed lines (the line editor); ttyin's echo is judged from ttyout.
+  const typed = (s: StreamName): TypedInput => {
+    let x = xs.get(s);
+    if (!x) {
+      const t = new TypedInput({ hidden: 'drop' });
+      if (s === 'ttyin') t.watchOutput();
+      xs.set(s, (x = t));
+    }
+    return x as TypedInput;
+  };
   for await (const ev of session.events()) {
     if (ev.kind === 'winch') for (const x of xs.values()) x.resize(ev.cols, ev.rows);
-    if (ev.kind !== 'data' || !q.streams.includes(ev.stream)) continue;
-    let x = xs.get(ev.stream);
-    if (!x) xs.set(ev.stream, (x = make({ cols: info.cols, rows: info.rows })));
-    x.write(ev.bytes, offsetMs(ev.sec, ev.nsec));
+    if (ev.kind !== 'data') continue;
+    const t = ev.sec * 1000 + ev.nsec / 1e6;
+    if (ev.stream === 'ttyout' && q.streams.includes('ttyin')) {
+      typed('ttyin').observeOutput(ev.bytes, t);
+      if (check('ttyin', typed('ttyin').takeLines())) {
+        done = true;
+        break;
+      }
+    }
+    if (!q.streams.includes(ev.stream)) continue;
+    let x: TextExtractor;
+    if (ev.stream === 'ttyin' || ev.stream === 'stdin') {
+      x = typed(ev.stream);
+      (x as TypedInput).write(ev.bytes, t, ev.pos);
+    } else {
+      x = xs.get(ev.stream) ?? make({ cols: info.cols, rows: info.rows });
+      xs.set(ev.stream, x);
+      x.write(ev.bytes, t);
+    }
     if (check(ev.stream, x.takeLines())) {
       done = true;
       break;

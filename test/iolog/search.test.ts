@@ -53,7 +53,7 @@ beforeAll(() => {
   ], true);
   session('b/01', [['ttyout', 'a'.repeat(40) + '!\r\n']]);
   const cast = join(root, 'b', 'demo.cast');
-  writeFileSync(cast, '{"version": 2, "width": 80, "height": 24}\n[0.5, "o", "hello \\u001b[1mcast\\u001b[0m world\\r\\n"]\n[0.9, "i", "ls\\r"]\n');
+  writeFileSync(cast, '{"version": 2, "width": 80, "height": 24}\n[0.5, "o", "hello \\u001b[1mcast\\u001b[0m world\\r\\n"]\n[0.9, "i", "ls\\r"]\n[0.901, "o", "$ ls\\r\\n"]\n');
   engine = makeEngine([root]);
 });
 afterAll(async () => {
@@ -95,8 +95,8 @@ describe('search', () => {
     const r = await search({ file: 'a/*', query: 'any:(alert|denied)', detail: '1' });
     expect(r.paths).toEqual([join(root, 'a/01'), join(root, 'a/02')]);
     expect(r.tail.detail).toEqual([
-      { file: join(root, 'a/01'), stream: 'ttyout', time: 1590, line: 'red alert: disk full' },
-      { file: join(root, 'a/02'), stream: 'stdout', time: 20, line: 'permission denied' },
+      { file: join(root, 'a/01'), stream: 'ttyout', time: 1590, at: 1.59, line: 'red alert: disk full' },
+      { file: join(root, 'a/02'), stream: 'stdout', time: 20, at: 0.02, line: 'permission denied' },
     ]);
   });
 

@@ -3,6 +3,7 @@
 import { evioError } from '../../errors.js';
 import {
   iologChunk,
+  iologCommands,
   iologDownload,
   iologListPage,
   iologListDirectory,
@@ -119,6 +120,22 @@ export const iologRoutes: Route[] = [
       const run = await iologSearch(engine, req.query, req.signal);
       const answer = new SearchAnswer();
       return jsonArrayResponse('iologs', matchingPaths(run, answer), {}, () => answer.tail(run.detail));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/iolog/commands',
+    versions: VERSIONS,
+    writes: false,
+    summary: 'The command timeline of a session: lines typed, when, where, the next prompt, the exit status',
+    params: { file: textParam('a sudo session directory or asciicast file under an I/O log root') },
+    async handler(req, engine) {
+      const c = await iologCommands(engine, req.query, req.signal);
+      const tail: Record<string, unknown> = {};
+      if (c.exit) tail.exit = c.exit;
+      if (c.truncated) tail.truncated = true;
+      if (c.warnings.length) tail.warnings = c.warnings;
+      return jsonArrayResponse('log', each(c.log), { file: c.file }, () => tail);
     },
   },
   {
