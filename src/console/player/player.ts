@@ -65,6 +65,8 @@ export class Player {
       scrollback: 1000,
       fontFamily: 'ui-monospace, "DejaVu Sans Mono", "Liberation Mono", Menlo, Consolas, monospace',
       fontSize: 14,
+      // Room below the baseline: at 1.0 some fonts' underscores fall outside the row and vanish.
+      lineHeight: 1.2,
       theme: { background: '#0f1419', foreground: '#e6e1cf', cursor: '#f29718', selectionBackground: '#3e4b59' },
     });
     this.term.open(container);

@@ -132,7 +132,7 @@ export function renderEvents(ctx: ViewContext): void {
       const params: Params = { ...f, ...page, verbose: '1' };
       const ans = await ctx.api.get<EventsAnswer>('/REST/v2.0/events', params, ac.signal);
       clear(results);
-      results.append(eventTable(ctx, ans.events));
+      results.append(eventTable(ctx, ans.events, { dump: f.dump === '1' }));
       const nav = h('div', { class: 'pager' });
       const shown = h('span', { class: 'muted' }, ans.events.length ? `${ans.events.length} record${ans.events.length === 1 ? '' : 's'} on this page${ans.more ? '; more match' : ''}` : 'No record matches.');
       if (pages.length) nav.append(h('button', { type: 'button', onclick: () => void run(pages.pop()!) }, '← Previous page'));
@@ -180,7 +180,8 @@ function who(user: string | null, host: string | null): string {
   return `${user ?? '?'}${host ? `@${host}` : ''}`;
 }
 
-export function eventTable(ctx: ViewContext, events: readonly EventRecord[]): HTMLElement {
+/** `dump`: records as stored (an accept's exit status is on its finish record). */
+export function eventTable(ctx: ViewContext, events: readonly EventRecord[], opts: { dump?: boolean } = {}): HTMLElement {
   if (!events.length) return h('div');
   const body = h('tbody');
   for (const e of events) {
@@ -206,7 +207,7 @@ export function eventTable(ctx: ViewContext, events: readonly EventRecord[]): HT
         h('td', {}, who(e.submituser, e.submithost)),
         h('td', {}, who(e.runuser, e.runhost)),
         h('td', { class: 'mono' }, e.runargv?.join(' ') ?? e.runcommand ?? ''),
-        h('td', {}, e.exitstatus ?? (e.etype === 'R' ? '' : h('span', { class: 'muted' }, 'running or unknown'))),
+        h('td', {}, e.exitstatus ?? (e.etype === 'R' || opts.dump ? '' : h('span', { class: 'muted' }, 'running or unknown'))),
         h('td', { class: 'nowrap' }, open, ' ', toggle),
       ),
       detailsRow,

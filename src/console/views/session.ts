@@ -127,6 +127,7 @@ export function renderSession(ctx: ViewContext): void {
   const source = new SessionSource(ctx.api, file);
   let player: Player | null = null;
   let markers: Marker[] = [];
+  let lastCurrent: HTMLElement | null = null;
   const ac = new AbortController();
   ctx.onLeave(() => {
     ac.abort();
@@ -148,6 +149,14 @@ export function renderSession(ctx: ViewContext): void {
     stateLabel.textContent = player.error ? '' : player.state === 'buffering' ? 'loading…' : player.state === 'seeking' ? 'seeking…' : player.state === 'ended' ? 'end of session' : '';
     if (player.error) {
       status.replaceChildren(errorBox(explain(player.error)));
+    }
+    // The side lists follow the clock: the last command (or hit) begun is the current one.
+    let current: HTMLElement | null = null;
+    for (const b of side.querySelectorAll<HTMLElement>('.marker-item')) if (Number(b.dataset.t) <= player.time + 0.001) current = b;
+    if (current !== lastCurrent) {
+      lastCurrent?.removeAttribute('aria-current');
+      current?.setAttribute('aria-current', 'true');
+      lastCurrent = current;
     }
     termBox.dataset.state = player.state;
     termBox.dataset.time = player.time.toFixed(3);
@@ -256,7 +265,8 @@ export function renderSession(ctx: ViewContext): void {
       return;
     }
     const command = str(vars.command ?? vars.cmd) + (Array.isArray(vars.runargv) ? ` ${(vars.runargv as string[]).slice(1).join(' ')}` : '');
-    title.textContent = `${str(vars.runuser) || '?'}@${str(vars.runhost ?? vars.submithost) || '?'}: ${command.trim() || str(vars.title) || 'session'}`;
+    const host = str(vars.runhost ?? vars.submithost);
+    title.textContent = `${str(vars.runuser) || '?'}${host ? `@${host}` : ''}: ${command.trim() || str(vars.title) || 'session'}`;
     document.title = `${title.textContent} · evio console`;
     // The zero of the timeline: log.json's or the header's timestamp; without one (a session
     // dated by its file's mtime), the first time the data stream carries.
@@ -352,7 +362,7 @@ export function renderSession(ctx: ViewContext): void {
           ev.preventDefault();
           ctx.navigate({ view: 'events', ...sourceParams(src), uniqueid, dump: '1' });
         });
-        eventsBox.append(eventTable(ctx, ans.events), h('p', {}, link));
+        eventsBox.append(eventTable(ctx, ans.events, { dump: true }), h('p', {}, link));
       }
     } catch (err) {
       if ((err as Error).name === 'AbortError') return;
