@@ -25,15 +25,17 @@ function hex(buf: ArrayBuffer): string {
   return [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-async function sha256Hex(body: Uint8Array | string): Promise<string> {
-  const bytes = typeof body === 'string' ? encoder.encode(body) : body;
-  return hex(await crypto.subtle.digest('SHA-256', bytes as BufferSource));
+async function sha256Hex(body: Uint8Array<ArrayBuffer> | string): Promise<string> {
+  return hex(await crypto.subtle.digest('SHA-256', typeof body === 'string' ? encoder.encode(body) : body));
 }
 
-/** Imported HMAC keys, one per key text: importKey costs more than a signature. */
-const keys = new Map<string, Promise<CryptoKey>>();
+/** Written without DOM-only type names: Node's tests run this file on Node's WebCrypto. */
+type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
 
-function hmacKey(key: string): Promise<CryptoKey> {
+/** Imported HMAC keys, one per key text: importKey costs more than a signature. */
+const keys = new Map<string, Promise<HmacKey>>();
+
+function hmacKey(key: string): Promise<HmacKey> {
   let k = keys.get(key);
   if (!k) {
     k = crypto.subtle.importKey('raw', encoder.encode(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
@@ -63,7 +65,7 @@ function nonce(): string {
  * so two equal calls in one second are not refused as a replay) and returns it. The path is
  * signed as the URL object will send it (already percent-encoded, not decoded).
  */
-export async function signUrl(url: URL, method: string, creds: Credentials, body: Uint8Array | string = ''): Promise<URL> {
+export async function signUrl(url: URL, method: string, creds: Credentials, body: Uint8Array<ArrayBuffer> | string = ''): Promise<URL> {
   for (const p of ['appid', 'timestamp', 'hmac', 'nonce']) url.searchParams.delete(p);
   url.searchParams.append('appid', creds.appid);
   url.searchParams.append('timestamp', String(Math.floor(Date.now() / 1000)));
