@@ -9,8 +9,7 @@ import { renderEvents } from './views/events.js';
 import { renderSessions } from './views/sessions.js';
 import { renderSearch } from './views/search.js';
 import { renderSession } from './views/session.js';
-
-export type ViewName = 'events' | 'sessions' | 'search' | 'session';
+import { hrefFor, type ViewContext, type ViewName } from './view-context.js';
 
 const VIEWS: readonly (readonly [ViewName, string])[] = [
   ['events', 'Events'],
@@ -18,24 +17,7 @@ const VIEWS: readonly (readonly [ViewName, string])[] = [
   ['search', 'Search sessions'],
 ];
 
-/** What a view gets: the API, its URL parameters, and how to go elsewhere. */
-export interface ViewContext {
-  api: Api;
-  params: URLSearchParams;
-  root: HTMLElement;
-  navigate(params: Record<string, string>, hash?: string): void;
-  /** Replaces the current URL's query (a view's filters), without a new history entry. */
-  remember(params: Record<string, string>): void;
-  /** Runs when the view is left (stops the player, aborts fetches). */
-  onLeave(fn: () => void): void;
-}
-
 let leaving: (() => void)[] = [];
-
-export function hrefFor(params: Record<string, string>, hash = ''): string {
-  const q = new URLSearchParams(params).toString();
-  return `./${q ? `?${q}` : ''}${hash}`;
-}
 
 function route(): void {
   for (const fn of leaving) fn();

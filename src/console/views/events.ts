@@ -4,7 +4,7 @@
 import { explain, type Params } from '../api.js';
 import { clear, errorBox, field, h, input, select } from '../dom.js';
 import { loadEventSource, saveEventSource, sourceParams, type EventSource } from '../event-source.js';
-import type { ViewContext } from '../main.js';
+import type { ViewContext } from '../view-context.js';
 
 export interface EventRecord {
   recnum: number;

@@ -2,7 +2,7 @@
 // and its time; a hit opens the player at that moment (#t=), with the query's hits marked.
 import { explain } from '../api.js';
 import { clear, clock, errorBox, field, h, input, select } from '../dom.js';
-import type { ViewContext } from '../main.js';
+import type { ViewContext } from '../view-context.js';
 
 export interface SearchHit {
   file: string;

@@ -4,7 +4,7 @@
 import { ApiError, explain } from '../api.js';
 import { clock, errorBox, h, select } from '../dom.js';
 import { loadEventSource, sourceParams } from '../event-source.js';
-import type { ViewContext } from '../main.js';
+import type { ViewContext } from '../view-context.js';
 import { Player, SPEEDS } from '../player/player.js';
 import { SessionSource } from '../player/source.js';
 import { firstTime } from '../player/frames.js';
@@ -188,7 +188,8 @@ export function renderSession(ctx: ViewContext): void {
     const t = ev.target as HTMLElement | null;
     const inTerm = !!t?.closest('.xterm');
     if (!inTerm && t && (/^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName) || t.isContentEditable)) return;
-    if (ev.key === ' ' && t?.tagName === 'BUTTON' && t !== playBtn) return;
+    // Space on a button or a disclosure activates it (the play button's own click toggles).
+    if (ev.key === ' ' && t && /^(BUTTON|SUMMARY|A)$/.test(t.tagName)) return;
     const step = ev.shiftKey ? 30 : 5;
     switch (ev.key) {
       case ' ':

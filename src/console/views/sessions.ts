@@ -2,7 +2,7 @@
 // each row opens the player.
 import { explain } from '../api.js';
 import { clear, errorBox, field, h, input, select } from '../dom.js';
-import type { ViewContext } from '../main.js';
+import type { ViewContext } from '../view-context.js';
 
 export interface SessionRow {
   uniqueid: string;
