@@ -20,6 +20,7 @@ const VIEWS: readonly (readonly [ViewName, string])[] = [
 let leaving: (() => void)[] = [];
 
 function route(): void {
+  renderedSearch = location.search;
   for (const fn of leaving) fn();
   leaving = [];
   const root = document.getElementById('main')!;
@@ -75,6 +76,11 @@ function go(params: Record<string, string>, hash = ''): void {
   document.getElementById('main')?.focus({ preventScroll: true });
 }
 
-window.addEventListener('popstate', () => route());
+// A change of the hash alone (#t=) is the player's business (it listens for hashchange).
+let renderedSearch: string | null = null;
+window.addEventListener('popstate', () => {
+  if (location.search === renderedSearch && loadCredentials()) return;
+  route();
+});
 document.addEventListener('DOMContentLoaded', () => route());
 if (document.readyState !== 'loading') route();

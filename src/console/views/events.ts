@@ -41,7 +41,7 @@ const TYPES: readonly (readonly [string, string])[] = [
 const TYPE_NAMES: Record<string, string> = { A: 'accept', R: 'reject', K: 'keystroke', F: 'finish' };
 
 /** The filter names this view keeps in the page URL. */
-const KEPT = ['format', 'file', 'etype', 'from', 'to', ...WILDCARDS, 'order', 'orderdirection', 'limit', 'dump'] as const;
+const KEPT = ['format', 'file', 'etype', 'from', 'to', 'exittime_from', 'exittime_to', ...WILDCARDS, 'order', 'orderdirection', 'limit', 'dump'] as const;
 
 export function renderEvents(ctx: ViewContext): void {
   document.title = 'Events · evio console';
@@ -73,14 +73,20 @@ export function renderEvents(ctx: ViewContext): void {
       { class: 'row' },
       field('From', text('from', 'e.g. 2026-01-01 10:00, -7d, today')),
       field('To', text('to', 'e.g. 2026-01-02, now')),
-      field('Submit user', text('submituser', 'wildcard, e.g. alice*')),
-      field('Submit host', text('submithost', 'e.g. web*')),
+      field('Finished from', text('exittime_from', 'exit time, same forms')),
+      field('Finished to', text('exittime_to', 'exit time')),
     ),
     h(
       'div',
       { class: 'row' },
+      field('Submit user', text('submituser', 'wildcard, e.g. alice*')),
+      field('Submit host', text('submithost', 'e.g. web*')),
       field('Run as user', text('runuser', 'e.g. root')),
       field('Run host', text('runhost', 'wildcard')),
+    ),
+    h(
+      'div',
+      { class: 'row' },
       field('Command', text('runcommand', 'e.g. /bin/bash')),
       field('Exit status', text('exitstatus', 'e.g. *status [1-9]*')),
       field('Unique id', text('uniqueid', 'wildcard')),

@@ -128,6 +128,7 @@ export function renderSession(ctx: ViewContext): void {
   let player: Player | null = null;
   let markers: Marker[] = [];
   let lastCurrent: HTMLElement | null = null;
+  let wasPlaying = false;
   const ac = new AbortController();
   ctx.onLeave(() => {
     ac.abort();
@@ -144,6 +145,9 @@ export function renderSession(ctx: ViewContext): void {
     timeline.setTime(player.time);
     timeLabel.textContent = `${clock(player.time)} / ${player.duration === null ? '…' : clock(d)}`;
     const playing = player.playing;
+    // Pausing leaves the moment in the URL: the address bar is then a link to it.
+    if (wasPlaying && !playing && player.state !== 'seeking') history.replaceState(null, '', `${location.pathname}${location.search}#t=${player.time.toFixed(3)}`);
+    wasPlaying = playing;
     playBtn.textContent = playing ? '❚❚' : '▶';
     playBtn.setAttribute('aria-label', playing ? 'Pause' : 'Play');
     stateLabel.textContent = player.error ? '' : player.state === 'buffering' ? 'loading…' : player.state === 'seeking' ? 'seeking…' : player.state === 'ended' ? 'end of session' : '';
