@@ -24,7 +24,8 @@ import { flag, nonNegativeInt, required, single, type Params } from '../iolog/pa
 import { RegexBudget } from '../iolog/request-budget.js';
 import { parseSearchQuery, type SearchMatch, type SessionSearchResult } from '../iolog/search.js';
 import { checkGlob } from '../iolog/walk.js';
-import type { SeekBuildStats, SeekScreenResult } from '../iolog/seek.js';
+import { dropFromSeekIndex, type SeekBuildStats, type SeekScreenResult } from '../iolog/seek.js';
+import { resolve } from 'node:path';
 import { seekIndexPath } from '../iolog/seek-store.js';
 import { resolveEventSession, type EventSession } from '../iolog/event-session.js';
 
@@ -234,7 +235,14 @@ export async function iologListPage(engine: Engine, params: Params, signal?: Abo
  * purge job, after it deleted I/O logs. Returns the number of index rows removed.
  */
 export function removeIologsFromIndex(engine: Engine, paths: readonly string[]): number {
-  return removeSessionsFromIndex(engine.settings.iologcache, paths);
+  const n = removeSessionsFromIndex(engine.settings.iologcache, paths);
+  // The seek index is a cache: a failure to clean it only leaves rows no session matches.
+  try {
+    dropFromSeekIndex(seekIndexPath(engine.settings.iologcache), paths.map((p) => resolve(p)));
+  } catch {
+    // ignored
+  }
+  return n;
 }
 
 /** GET /REST/iolog/replay, `evio iolog replay`: validated here, tokenized in the pool. */

@@ -103,6 +103,15 @@ export function dropSeekSession(db: SeekDb, path: string): void {
   })();
 }
 
+/** Removes a session, or every session below a directory, from the index; the sessions removed. */
+export function dropSeekSessionsUnder(db: SeekDb, path: string): number {
+  const prefix = path.endsWith('/') ? path : `${path}/`;
+  return db.transaction(() => {
+    db.prepare('DELETE FROM keyframes WHERE path = ? OR substr(path, 1, ?) = ?').run(path, prefix.length, prefix);
+    return db.prepare('DELETE FROM seek_sessions WHERE path = ? OR substr(path, 1, ?) = ?').run(path, prefix.length, prefix).changes;
+  })();
+}
+
 type KeyframeRow = { ms: number; pos: number; resume: string; snap: Buffer };
 const toKeyframe = (r: KeyframeRow | undefined): Keyframe | null => (r ? { ms: r.ms, pos: r.pos, resume: JSON.parse(r.resume) as ResumePoint, snap: r.snap } : null);
 

@@ -4,7 +4,9 @@
 // it is seeked in, extended from the last keyframe when the session has grown since (a live
 // session's timing file got longer), and rebuilt when it changed otherwise. Runs in a worker.
 // Sessions that cannot resume reading in the middle (asciicast files) are replayed from the start.
+import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { ERRORS, isEvioError } from '../errors.js';
 import { join } from 'node:path';
 import { renderScreen } from '../replay/render.js';
 import { Screen } from '../replay/screen.js';
@@ -16,6 +18,7 @@ import { SEEK_KEYFRAME_BYTES, SEEK_KEYFRAME_RECORDS, SEEK_WRITE_BATCH } from './
 import { openSession } from './locate.js';
 import {
   dropSeekSession,
+  dropSeekSessionsUnder,
   keyframeAtOrBefore,
   keyframeAtOrBeforePos,
   openSeekDb,
@@ -41,6 +44,20 @@ function seekDb(file: string): SeekDb {
     handles.set(file, db);
   }
   return db;
+}
+
+/**
+ * The seek index for a read that can do without it (a chunk by position): null when the file
+ * does not exist (no session has been seeked in) or cannot be opened (a read-only data folder),
+ * so reading never fails, nor creates the file, because of it.
+ */
+function seekDbIfAny(file: string): SeekDb | null {
+  if (!handles.has(file) && !existsSync(file)) return null;
+  try {
+    return seekDb(file);
+  } catch {
+    return null;
+  }
 }
 
 /** Milliseconds from the session's start of an event or point (the cut the screen uses). */
@@ -214,8 +231,21 @@ async function totals(session: IologSession, signal?: AbortSignal): Promise<{ by
 export async function seekScreen(roots: readonly string[], seekFile: string, r: SeekScreenRequest, signal?: AbortSignal): Promise<SeekScreenResult> {
   const session = await openSession([...roots], r.file);
   const info = await session.info();
-  const db = session.resumable ? seekDb(seekFile) : null;
-  const row = db ? await ensureSeekIndex(db, session, signal) : null;
+  let db: SeekDb | null = null;
+  let row: SeekSessionRow | null = null;
+  if (session.resumable) {
+    try {
+      db = seekDb(seekFile);
+      row = await ensureSeekIndex(db, session, signal);
+    } catch (err) {
+      // The index cannot be written (a read-only data folder, a full disk): the screen is still
+      // answered, replayed from the start, with a warning.
+      if (!isEvioError(err, 'IOLOG_SEEK_INDEX') && !(err instanceof Error && /SQLITE|database/i.test(err.message))) throw err;
+      session.warnings.push(`${ERRORS.IOLOG_SEEK_INDEX.code} ${seekFile}: ${(err as Error).message}; replayed from the start`);
+      db = null;
+      row = null;
+    }
+  }
   const whole = row ? { bytes: row.bytes, endMs: row.endMs } : await totals(session, signal);
   const p = await position(session, db, info, r.atMs, true, signal);
   const screen = p.screen!;
@@ -261,20 +291,31 @@ export async function seekChunk(roots: readonly string[], seekFile: string, r: S
     const start = p.offset < 0 ? (await session.scan(signal)).bytes : p.offset;
     return { ...(await buildChunk(session, start, r.len, signal)), at: r.atMs / 1000 };
   }
-  const db = seekDb(seekFile);
-  let row: SeekSessionRow | null;
+  let db: SeekDb | null;
+  let row: SeekSessionRow | null = null;
   let start = r.start ?? 0;
   if (r.atMs !== undefined) {
+    db = seekDbIfAny(seekFile) ?? seekDb(seekFile);
     row = await ensureSeekIndex(db, session, signal);
     const info = await session.info();
     start = (await position(session, db, info, r.atMs, false, signal)).offset;
   } else {
-    row = readSeekSession(db, session.path);
+    db = seekDbIfAny(seekFile);
+    row = db ? readSeekSession(db, session.path) : null;
     if (row && row.sig !== (await signature(session)).sig) row = null;
   }
-  const kf = row ? keyframeAtOrBeforePos(db, session.path, start) : null;
+  const kf = row && db ? keyframeAtOrBeforePos(db, session.path, start) : null;
   const chunk = await buildChunk(session, start, r.len, signal, row ? { total: row.bytes, records: row.records, ...(kf ? { resume: kf.resume } : {}) } : undefined);
   return r.atMs !== undefined ? { ...chunk, at: r.atMs / 1000 } : chunk;
+}
+
+/** Drops purged sessions (and everything below a purged directory) from the seek index. */
+export function dropFromSeekIndex(seekFile: string, paths: readonly string[]): number {
+  const db = seekDbIfAny(seekFile);
+  if (!db) return 0;
+  let n = 0;
+  for (const p of paths) n += dropSeekSessionsUnder(db, p);
+  return n;
 }
 
 /** The seek index of one session brought up to date (`evio iolog seek-index`, the benchmark). */

@@ -2,13 +2,13 @@
 // the session's start (at many times, in sessions long enough for many keyframes, in gzip and
 // plain sample sessions), the data-stream offset of a time is the end of its last record, the
 // chunk at a time starts there, and a session that grows is extended from its last keyframe.
-import { appendFileSync, chmodSync, readFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateSessions } from '../../src/iolog/generate-sessions.js';
 import { writeLongSession } from '../../src/iolog/generate-shell-session.js';
 import { sessionScreen } from '../../src/iolog/screen.js';
-import { buildSeekIndex, seekChunk, seekScreen } from '../../src/iolog/seek.js';
+import { buildSeekIndex, dropFromSeekIndex, seekChunk, seekScreen } from '../../src/iolog/seek.js';
 import { openSeekDb, readSeekSession } from '../../src/iolog/seek-store.js';
 import { copySamples, removeDir, tempDir } from './helpers.js';
 
@@ -100,6 +100,10 @@ describe('seek index', () => {
     expect(trimBottom(seek.lines)).toEqual(straight.lines);
     expect(seek.offset).toBe(made.bytes + extra.length);
     expect((await buildSeekIndex([root], seekFile, 'long')).action).toBe('fresh');
+    // The timing file replaced (another inode, as a rewritten session has): built anew.
+    copyFileSync(join(long, 'timing'), join(long, 'timing.new'));
+    renameSync(join(long, 'timing.new'), join(long, 'timing'));
+    expect((await buildSeekIndex([root], seekFile, 'long')).action).toBe('built');
   });
 
   it('gives the same screens as a straight replay in generated gzip and plain sessions and the samples', async () => {
@@ -117,6 +121,25 @@ describe('seek index', () => {
         expect(trimBottom(seek.lines), `${file} at ${atMs}`).toEqual(straight.lines);
       }
     }
+  });
+
+  it('a chunk by position neither needs nor creates the seek index; a seek index that cannot be written still gives the screen', async () => {
+    const none = join(tmp(), 'never.sqlite');
+    const c = await seekChunk([root], none, { file: 'long', start: 100, len: 50 });
+    expect(c.len).toBe(50);
+    expect(existsSync(none)).toBe(false);
+    const blocked = join(long, 'timing', 'seek.sqlite'); // below a file: cannot be created
+    const s = await seekScreen([root], blocked, { file: 'long', atMs: 2000 });
+    const straight = await sessionScreen([root], { file: 'long', atMs: 2000 });
+    expect(trimBottom(s.lines)).toEqual(straight.lines);
+    expect(s.warnings.join(' ')).toMatch(/^1450 /);
+  });
+
+  it('drops purged sessions from the seek index', async () => {
+    expect(readSeekSession(openSeekDb(seekFile), long)).not.toBeNull();
+    expect(dropFromSeekIndex(seekFile, [root])).toBeGreaterThanOrEqual(1);
+    expect(readSeekSession(openSeekDb(seekFile), long)).toBeNull();
+    expect((await buildSeekIndex([root], seekFile, 'long')).action).toBe('built');
   });
 
   it('gives a repaint, the cursor and cells', async () => {
