@@ -74,7 +74,11 @@ const SUBS: Record<string, Sub> = {
   },
   search: {
     usage: "evio iolog search GLOB 'KEYWORD:REGEX' [--detail]",
-    help: 'Prints the sessions whose text matches REGEX within one line: {iologs:[path]}; --detail adds the lines.\nKEYWORD: stdin, stdout, stderr, ttyin, ttyout, input, output or any. GLOB is absolute or relative to each root.',
+    help:
+      'Prints the sessions whose text matches REGEX within one line: {iologs:[path]}; --detail adds the lines\n' +
+      'with time (ms since the start) and at (seconds: give it to evio iolog screen --at to see the line).\n' +
+      'KEYWORD: stdin, stdout, stderr, ttyin, ttyout, input, output or any (input: the lines typed). (?i) before REGEX:\n' +
+      'case-insensitive. GLOB is absolute or relative to each root.',
     flags: [],
     bools: ['detail'],
     positionals: ['file', 'query'],

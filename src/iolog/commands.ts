@@ -142,10 +142,10 @@ export async function sessionCommands(roots: readonly string[], r: CommandsReque
         add('ttyin', ttyin.takeLines());
         promptAppeared(t);
       } else if (ev.stream === 'ttyin') {
-        ttyin.write(ev.bytes, t, ev.pos);
+        ttyin.writeAt(ev.bytes, t, ev.pos);
         add('ttyin', ttyin.takeLines());
       } else if (ev.stream === 'stdin') {
-        stdin.write(ev.bytes, t, ev.pos);
+        stdin.writeAt(ev.bytes, t, ev.pos);
         add('stdin', stdin.takeLines());
       }
     }

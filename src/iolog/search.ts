@@ -104,7 +104,7 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
     let x = extractors.get(stream);
     if (!x) {
       if (INPUT_STREAMS.has(stream)) {
-        const typed = new TypedInput({ cols: info.cols, rows: info.rows, hidden: opts.hiddenInput ? 'keep' : 'drop' });
+        const typed = new TypedInput({ cols: info.cols, rows: info.rows, hidden: opts.hiddenInput ? 'keep' : 'drop', lazyOutput: true });
         if (stream === 'ttyin' && watchEcho) typed.watchOutput();
         x = typed;
       } else x = make({ cols: info.cols, rows: info.rows });
@@ -178,7 +178,7 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
       }
       if (!wanted.has(ev.stream)) continue;
       const x = extractorFor(ev.stream);
-      if (x instanceof TypedInput) x.write(ev.bytes, t, ev.pos);
+      if (x instanceof TypedInput) x.writeAt(ev.bytes, t, ev.pos);
       else x.write(ev.bytes, t);
       hold(ev.stream, x.takeLines());
       if (full() && flush()) {

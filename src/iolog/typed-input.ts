@@ -26,6 +26,10 @@
 // does not show its text (as a subsequence of the printable output: echo interleaved with
 // redraws still counts). Lines whose echo is still possible are held until that time passes.
 //
+// Output read only for that (the search) may be parsed lazily: while nobody is typing, only its
+// last OUTPUT_TAIL_MAX bytes are kept, and parsed when the next key comes (the prompt's row is at
+// the end of the output); while a line is open or its echo undecided, every byte is parsed.
+//
 // Parsing is byte by byte with all state kept between writes, so a stream split anywhere gives
 // the same lines. Memory is bounded: a line holds at most TEXT_LINE_MAX characters (a longer
 // one is emitted in pieces), the echo kept for undecided lines at most ECHO_MAX characters.
@@ -36,6 +40,7 @@ import type { TextExtractor, TextLine } from './text.js';
 /** How long after its Enter a line's echo may still arrive (the pty echoes at once). */
 export const ECHO_GRACE_MS = 200;
 const ECHO_MAX = 2 * TEXT_LINE_MAX;
+const OUTPUT_TAIL_MAX = 4096;
 const MAX_PARAMS = 32;
 
 /** A prompt asking for a secret, as the text before the cursor ends. */
@@ -65,6 +70,8 @@ export interface TypedInputOptions {
   cols?: number;
   rows?: number;
   hidden?: HiddenLines;
+  /** Parse the output only around typed lines (no OSC 7 directory, prompts only at first keys). */
+  lazyOutput?: boolean;
 }
 
 const enum St {
@@ -124,9 +131,16 @@ export class TypedInput implements TextExtractor {
   private waiting: Pending[] = [];
   /** Output was seen: without any (a session recorded without ttyout) echo cannot be judged. */
   private outputSeen = false;
+  private readonly lazy: boolean;
+  /** Lazy mode: output not parsed yet (its last OUTPUT_TAIL_MAX bytes), and whether older bytes were dropped. */
+  private tail: Buffer[] = [];
+  private tailLen = 0;
+  private tailCut = false;
+  private tailMs = 0;
 
   constructor(opts: TypedInputOptions = {}) {
     this.hiddenMode = opts.hidden ?? 'keep';
+    this.lazy = opts.lazyOutput ?? false;
   }
 
   /** Starts judging echo: the caller feeds the terminal's output in order with the input. */
@@ -138,7 +152,32 @@ export class TypedInput implements TextExtractor {
     this.watchOutput();
     this.decideUntil(timeMs);
     if (bytes.length > 0) this.outputSeen = true;
+    if (this.lazy && this.startMs < 0 && this.waiting.length === 0) {
+      this.tail.push(Buffer.from(bytes));
+      this.tailLen += bytes.length;
+      this.tailMs = timeMs;
+      while (this.tail.length > 1 && this.tailLen - this.tail[0]!.length >= OUTPUT_TAIL_MAX) {
+        this.tailLen -= this.tail.shift()!.length;
+        this.tailCut = true;
+      }
+      return;
+    }
+    this.catchUp();
     this.output!.write(bytes, timeMs);
+  }
+
+  /** Lazy mode: parses the output held back (from a fresh row model when some was dropped). */
+  private catchUp(): void {
+    if (this.tailLen === 0) return;
+    let raw = Buffer.concat(this.tail);
+    if (this.tailCut || raw.length > OUTPUT_TAIL_MAX) {
+      this.output = new OutputLine((t) => this.addEcho(t));
+      raw = raw.subarray(Math.max(0, raw.length - OUTPUT_TAIL_MAX));
+    }
+    this.tail = [];
+    this.tailLen = 0;
+    this.tailCut = false;
+    this.output!.write(raw, this.tailMs);
   }
 
   /** The directory the output's last OSC 7 reported (null without one or without output). */
@@ -151,8 +190,12 @@ export class TypedInput implements TextExtractor {
     return this.output?.beforeCursor() ?? '';
   }
 
-  /** `pos`: the data-stream position of bytes[0] (for the Enter's position). */
-  write(bytes: Uint8Array, timeMs: number, pos = -1): void {
+  write(bytes: Uint8Array, timeMs: number): void {
+    this.writeAt(bytes, timeMs, -1);
+  }
+
+  /** write() with `pos`, the data-stream position of bytes[0] (for the Enter's position). */
+  writeAt(bytes: Uint8Array, timeMs: number, pos: number): void {
     this.decideUntil(timeMs);
     this.now = timeMs;
     for (let i = 0; i < bytes.length; i++) {
@@ -226,6 +269,7 @@ export class TypedInput implements TextExtractor {
 
   private touch(): void {
     if (this.startMs >= 0) return;
+    this.catchUp();
     this.startMs = this.now;
     this.echoFrom = this.echoBase + this.echo.length;
     this.prompt = this.output !== null ? this.output.beforeCursor() : null;

@@ -152,7 +152,11 @@ describe('CLI evio iolog', () => {
     expect(JSON.parse(io.text())).toMatchObject({ status: 0, log: { exit_value: 0, command: '/usr/bin/ls' } });
     io = fakeIo(engine);
     await iologCommand.run(['search', 'sudo-io/00/00/*', 'stderr:to-stderr', '--detail'], io);
-    expect(JSON.parse(io.text())).toEqual({ iologs: [join(SAMPLES, 'sudo-io/00/00/03')], detail: [{ file: join(SAMPLES, 'sudo-io/00/00/03'), stream: 'stderr', time: 3, line: 'to-stderr' }], status: 0 });
+    expect(JSON.parse(io.text())).toEqual({ iologs: [join(SAMPLES, 'sudo-io/00/00/03')], detail: [{ file: join(SAMPLES, 'sudo-io/00/00/03'), stream: 'stderr', time: 3, at: 0.004, line: 'to-stderr' }], status: 0 });
+    // the command timeline: NDJSON, and the exit status sudo_logsrvd appended to log.json
+    io = fakeIo(engine);
+    await iologCommand.run(['commands', 'logsrvd-io/00/00/01'], io);
+    expect(io.text().trim().split('\n').map((l) => JSON.parse(l)).at(-1)).toEqual({ file: join(SAMPLES, 'logsrvd-io/00/00/01'), commands: 0, exit: { status: 0, source: 'log.json' }, status: 0 });
     io = fakeIo(engine);
     await iologCommand.run(['list', '--submituser', 'nobody', '--refresh', '1'], io);
     expect(JSON.parse(io.text()).result.map((r: { runcmd: string }) => r.runcmd)).toEqual(['/usr/bin/id']);
@@ -165,12 +169,13 @@ describe('HTTP handlers', () => {
   const route = (path: string) => iologRoutes.find((r) => r.path === path)!;
   const req = (path: string, query: Record<string, string>): ApiRequest => ({ method: 'GET', path: `/REST/v2.0${path}`, query, signal: new AbortController().signal });
 
-  it('declare the five GET routes under every version', () => {
+  it('declare the six GET routes under every version', () => {
     expect(iologRoutes.map((r) => [r.method, r.path, r.versions.join('|'), r.writes])).toEqual([
       ['GET', '/iolog', '|v2|v2.0', false],
       ['GET', '/iolog/variables', '|v2|v2.0', false],
       ['GET', '/iologfile', '|v2|v2.0', false],
       ['GET', '/iolog/search', '|v2|v2.0', false],
+      ['GET', '/iolog/commands', '|v2|v2.0', false],
       ['GET', '/iolog/list', '|v2|v2.0', false],
     ]);
   });

@@ -60,7 +60,7 @@ async function lineByLine(path: string, kind: 'sudo' | 'asciicast', q: SearchQue
     let x: TextExtractor;
     if (ev.stream === 'ttyin' || ev.stream === 'stdin') {
       x = typed(ev.stream);
-      (x as TypedInput).write(ev.bytes, t, ev.pos);
+      (x as TypedInput).writeAt(ev.bytes, t, ev.pos);
     } else {
       x = xs.get(ev.stream) ?? make({ cols: info.cols, rows: info.rows });
       xs.set(ev.stream, x);

@@ -113,8 +113,8 @@ export const iologRoutes: Route[] = [
     summary: 'Sessions whose text matches KEYWORD:REGEX within one line',
     params: {
       file: textParam('glob naming sessions, absolute or relative to each I/O log root (e.g. **, 00/00/*)'),
-      query: textParam('KEYWORD:REGEX; KEYWORD = stdin, stdout, stderr, ttyin, ttyout, input, output or any'),
-      detail: ioFlag('1 adds the matching lines with their time offsets'),
+      query: textParam('KEYWORD:REGEX; KEYWORD = stdin, stdout, stderr, ttyin, ttyout, input, output or any; REGEX starting with (?i) is case-insensitive'),
+      detail: ioFlag('1 adds the matching lines with their times (time: ms since the start; at: seconds for the screen call)'),
     },
     async handler(req, engine) {
       const run = await iologSearch(engine, req.query, req.signal);
