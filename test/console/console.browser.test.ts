@@ -99,6 +99,7 @@ async function waitForPlayer(): Promise<void> {
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
   if (!existsSync(join(ROOT, 'dist', 'console', 'index.html'))) throw new Error('dist/console is missing: npm run build');
+  rmSync(SHOTS, { recursive: true, force: true }); // screenshots of this run only
   mkdirSync(SHOTS, { recursive: true });
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'evio-console-')));
   home = join(dir, 'data');

@@ -102,8 +102,8 @@ function sessionTable(ctx: ViewContext, rows: readonly SessionRow[]): HTMLElemen
         h('td', {}, `${r.submituser}@${r.submithost}`),
         h('td', {}, `${r.runuser}@${r.runhost}`),
         h('td', { class: 'mono' }, r.runcmd),
-        h('td', { class: 'mono muted', title: r.logpath }, r.uniqueid),
-        h('td', {}, link),
+        h('td', { class: 'mono muted nowrap', title: r.logpath }, r.uniqueid),
+        h('td', { class: 'nowrap' }, link),
       ),
     );
   }
