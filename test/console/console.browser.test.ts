@@ -240,6 +240,13 @@ describe('the console in chromium', () => {
     expect(new URL(page.url()).hash).toBe(`#t=${t.toFixed(3)}`);
     await shot('06-command-marker');
 
+    // Copy screen text and the link to this moment, through the clipboard.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+    await page.getByRole('button', { name: 'Copy screen text' }).click();
+    await expect.poll(() => page.evaluate('navigator.clipboard.readText()')).toBe(s.text);
+    await page.getByRole('button', { name: 'Copy link to this moment' }).click();
+    await expect.poll(() => page.evaluate('navigator.clipboard.readText()')).toBe(`${page.url().split('#')[0]}#t=${Number(t.toFixed(3))}`);
+
     // ] and [ walk the markers from the keyboard; the timeline has a tick per marker.
     await page.locator('.timeline').focus();
     await page.keyboard.press(']');

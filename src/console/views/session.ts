@@ -237,7 +237,8 @@ export function renderSession(ctx: ViewContext): void {
   copyBtn.addEventListener('click', () => player && void copyText(player.screenText(), 'Screen text copied.'));
   linkBtn.addEventListener('click', () => {
     if (!player) return;
-    const url = `${location.origin}${location.pathname}${location.search}#t=${player.time.toFixed(1)}`;
+    // Millisecond precision: a typed command's moment must still show it.
+    const url = `${location.origin}${location.pathname}${location.search}#t=${Number(player.time.toFixed(3))}`;
     void copyText(url, 'Link copied.');
   });
   document.addEventListener('keydown', onKey, true);
