@@ -1,9 +1,10 @@
 // Which event log the console reads: a database (format=db, the default database or one the
-// settings name) or a flat file (format=ff&file=...), as the REST API chooses. Remembered per
+// settings name), a flat file (format=ff&file=...) or an ODBC source (format=odbc&dsn=...), as
+// the REST API chooses. Remembered per
 // tab so that a session page queries the same log the events view showed.
 export interface EventSource {
-  format: 'db' | 'ff';
-  /** ff: the event log file (required); db: optional database name or SQLite file. */
+  format: 'db' | 'ff' | 'odbc';
+  /** ff: the event log file (required); db: optional database name or SQLite file; odbc: the DSN. */
   file: string;
 }
 
@@ -12,7 +13,7 @@ const KEY = 'evio.console.eventSource';
 export function loadEventSource(): EventSource {
   try {
     const v = JSON.parse(sessionStorage.getItem(KEY) ?? 'null') as Partial<EventSource> | null;
-    if (v && (v.format === 'db' || v.format === 'ff')) return { format: v.format, file: typeof v.file === 'string' ? v.file : '' };
+    if (v && (v.format === 'db' || v.format === 'ff' || v.format === 'odbc')) return { format: v.format, file: typeof v.file === 'string' ? v.file : '' };
   } catch {
     /* fall through */
   }
@@ -24,5 +25,6 @@ export function saveEventSource(s: EventSource): void {
 }
 
 export function sourceParams(s: EventSource): Record<string, string> {
-  return s.file ? { format: s.format, file: s.file } : { format: s.format };
+  if (!s.file) return { format: s.format };
+  return s.format === 'odbc' ? { format: s.format, dsn: s.file } : { format: s.format, file: s.file };
 }

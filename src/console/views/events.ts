@@ -41,14 +41,14 @@ const TYPES: readonly (readonly [string, string])[] = [
 const TYPE_NAMES: Record<string, string> = { A: 'accept', R: 'reject', K: 'keystroke', F: 'finish' };
 
 /** The filter names this view keeps in the page URL. */
-const KEPT = ['format', 'file', 'etype', 'from', 'to', 'exittime_from', 'exittime_to', ...WILDCARDS, 'order', 'orderdirection', 'limit', 'dump'] as const;
+const KEPT = ['format', 'file', 'dsn', 'etype', 'from', 'to', 'exittime_from', 'exittime_to', ...WILDCARDS, 'order', 'orderdirection', 'limit', 'dump'] as const;
 
 export function renderEvents(ctx: ViewContext): void {
   document.title = 'Events · evio console';
   const p = ctx.params;
   const saved = loadEventSource();
-  const format = select('format', [['db', 'Database (format=db)'], ['ff', 'Flat file (format=ff)']], p.get('format') ?? saved.format);
-  const file = input('file', { value: p.get('file') ?? saved.file, placeholder: 'default database', size: 34 });
+  const format = select('format', [['db', 'Database (format=db)'], ['ff', 'Flat file (format=ff)'], ['odbc', 'ODBC source (format=odbc)']], p.get('format') ?? saved.format);
+  const file = input('file', { value: p.get('file') ?? p.get('dsn') ?? saved.file, placeholder: 'default database', size: 34 });
   const fields: Record<string, HTMLInputElement> = {};
   const text = (name: string, placeholder: string) => (fields[name] = input(name, { value: p.get(name) ?? '', placeholder }));
   const types = new Set((p.get('etype') ?? 'A,R,K').split(',').filter(Boolean));
@@ -66,7 +66,7 @@ export function renderEvents(ctx: ViewContext): void {
   const form = h(
     'form',
     { class: 'filters card', 'aria-label': 'Event filters' },
-    h('div', { class: 'row' }, field('Event log', format, undefined, 'narrow'), field('File or database', file, 'flat file: the log (e.g. events.ndjson); database: empty = the default', 'wide')),
+    h('div', { class: 'row' }, field('Event log', format, undefined, 'narrow'), field('File, database or DSN', file, 'flat file: the log (e.g. events.ndjson); database: empty = the default; ODBC: the data source name', 'wide')),
     h('fieldset', { class: 'inline' }, h('legend', {}, 'Types'), ...typeBoxes.map((x) => x.el), h('label', { class: 'check' }, dump, ' finish records separately (dump=1)')),
     h(
       'div',
@@ -95,10 +95,10 @@ export function renderEvents(ctx: ViewContext): void {
   );
 
   const syncSort = () => {
-    const db = format.value === 'db';
+    const db = format.value !== 'ff';
     sortBox.toggleAttribute('disabled', !db);
     sortBox.title = db ? '' : 'a flat file is read in record order';
-    file.placeholder = db ? 'default database' : 'required, e.g. events.ndjson';
+    file.placeholder = format.value === 'db' ? 'default database' : format.value === 'odbc' ? 'required: the DSN' : 'required, e.g. events.ndjson';
   };
   format.addEventListener('change', syncSort);
   syncSort();
@@ -106,13 +106,13 @@ export function renderEvents(ctx: ViewContext): void {
   /** The filters as REST parameters (without paging). */
   function filters(): Record<string, string> {
     const out: Record<string, string> = { format: format.value };
-    if (file.value.trim()) out.file = file.value.trim();
+    if (file.value.trim()) out[format.value === 'odbc' ? 'dsn' : 'file'] = file.value.trim();
     const et = typeBoxes.filter((x) => x.box.checked).map((x) => x.t);
     if (dump.checked) et.push('F');
     if (et.length && et.length < TYPES.length + (dump.checked ? 1 : 0)) out.etype = et.join(',');
     if (dump.checked) out.dump = '1';
     for (const [k, el] of Object.entries(fields)) if (el.value.trim()) out[k] = el.value.trim();
-    if (format.value === 'db') {
+    if (format.value !== 'ff') {
       out.order = order.value;
       out.orderdirection = direction.value;
     }
@@ -128,7 +128,7 @@ export function renderEvents(ctx: ViewContext): void {
     ac?.abort();
     ac = new AbortController();
     const f = filters();
-    const source: EventSource = { format: f.format === 'ff' ? 'ff' : 'db', file: f.file ?? '' };
+    const source: EventSource = { format: f.format === 'ff' || f.format === 'odbc' ? f.format : 'db', file: f.file ?? f.dsn ?? '' };
     saveEventSource(source);
     ctx.remember({ view: 'events', ...Object.fromEntries(KEPT.filter((k) => f[k] !== undefined).map((k) => [k, f[k]!])) });
     clear(results);
@@ -173,7 +173,7 @@ export function renderEvents(ctx: ViewContext): void {
         if (typeof ff === 'string') file.dataset.ff = ff;
         format.addEventListener('change', () => {
           if (format.value === 'ff' && !file.value && file.dataset.ff) file.value = file.dataset.ff;
-          if (format.value === 'db' && file.value === file.dataset.ff) file.value = '';
+          if (format.value !== 'ff' && file.value === file.dataset.ff) file.value = '';
         });
         if (format.value === 'ff' && !file.value && file.dataset.ff) file.value = file.dataset.ff;
       })

@@ -357,7 +357,7 @@ export function renderSession(ctx: ViewContext): void {
       eventsBox.append(h('p', { class: 'muted' }, 'This session has no unique id to look its events up by.'));
       return;
     }
-    const where = src.format === 'ff' ? `flat file ${src.file}` : `database${src.file ? ` ${src.file}` : ''}`;
+    const where = src.format === 'ff' ? `flat file ${src.file}` : src.format === 'odbc' ? `ODBC source ${src.file}` : `database${src.file ? ` ${src.file}` : ''}`;
     eventsBox.append(h('p', { class: 'muted' }, `Accept and finish records with uniqueid ${uniqueid} in the ${where}:`));
     try {
       const ans = await ctx.api.get<{ events: EventRecord[] }>('/REST/v2.0/events', { ...sourceParams(src), uniqueid, dump: 1, verbose: 1, limit: 20 }, ac.signal);
