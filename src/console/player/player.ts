@@ -269,7 +269,9 @@ export class Player {
       this.ensureAhead();
     } else {
       this.state = 'playing';
-      if (next && this.skipIdle && next.t - this.time > IDLE_LIMIT) this.time = next.t - IDLE_LIMIT;
+      // The next thing to happen: the next output, or the session's end once everything is here.
+      const nextT = next ? next.t : this.eof ? this.duration : null;
+      if (nextT !== null && this.skipIdle && nextT - this.time > IDLE_LIMIT) this.time = nextT - IDLE_LIMIT;
       this.time += dt * this.speed;
       if (this.eof && !this.frames.length && (this.duration === null || this.time >= this.duration)) {
         this.time = this.duration ?? this.time;
