@@ -127,7 +127,6 @@ export function renderSession(ctx: ViewContext): void {
   const source = new SessionSource(ctx.api, file);
   let player: Player | null = null;
   let markers: Marker[] = [];
-  let lastCurrent: HTMLElement | null = null;
   let wasPlaying = false;
   const ac = new AbortController();
   ctx.onLeave(() => {
@@ -154,13 +153,15 @@ export function renderSession(ctx: ViewContext): void {
     if (player.error) {
       status.replaceChildren(errorBox(explain(player.error)));
     }
-    // The side lists follow the clock: the last command (or hit) begun is the current one.
-    let current: HTMLElement | null = null;
-    for (const b of side.querySelectorAll<HTMLElement>('.marker-item')) if (Number(b.dataset.t) <= player.time + 0.001) current = b;
-    if (current !== lastCurrent) {
-      lastCurrent?.removeAttribute('aria-current');
-      current?.setAttribute('aria-current', 'true');
-      lastCurrent = current;
+    // The side lists follow the clock: in each, the last command (or hit) begun is the current one.
+    for (const list of side.querySelectorAll<HTMLElement>('.markers-list')) {
+      let current: HTMLElement | null = null;
+      for (const b of list.querySelectorAll<HTMLElement>('.marker-item')) if (Number(b.dataset.t) <= player.time + 0.001) current = b;
+      const before = list.querySelector<HTMLElement>('.marker-item[aria-current]');
+      if (current !== before) {
+        before?.removeAttribute('aria-current');
+        current?.setAttribute('aria-current', 'true');
+      }
     }
     termBox.dataset.state = player.state;
     termBox.dataset.time = player.time.toFixed(3);
