@@ -11,6 +11,7 @@ import { randomSession } from './helpers/random-session.js';
 import { sampleTtySessions } from './helpers/sample-sessions.js';
 import { scenarios } from './helpers/scenarios.js';
 import type { SessionEvent } from './helpers/session-events.js';
+import { xtermFinalScreen } from './helpers/xterm-oracle.js';
 
 const { Terminal } = xtermHeadless;
 
@@ -74,6 +75,20 @@ describe('screen snapshot and restore', () => {
 
   it('restore + replay equals a straight replay (recorded sample sessions)', () => {
     for (const s of sampleTtySessions()) checkCuts(s.events, s.cols, s.rows, 2);
+  });
+
+  it('restore + replay equals xterm.js fed the whole session (generated scenarios, cut half-way)', async () => {
+    for (const sc of scenarios()) {
+      const events = sc.session.events;
+      const screen = new Screen({ cols: sc.cols, rows: sc.rows });
+      let cut = Math.floor(events.length / 2);
+      for (let i = 0; i < cut; i++) feed(screen, events[i]!);
+      while (!screen.parserIdle && cut < events.length) feed(screen, events[cut++]!);
+      const restored = restoreScreen(snapshotScreen(screen));
+      for (const ev of events.slice(cut)) feed(restored, ev);
+      const oracle = await xtermFinalScreen(events, sc.cols, sc.rows);
+      expect({ lines: textOf(restored).lines, cursorX: restored.cursorX, cursorY: restored.cursorY }, sc.name).toEqual(oracle);
+    }
   });
 
   it('a damaged snapshot is refused with SnapshotError', () => {
