@@ -77,7 +77,7 @@ export async function sessionCommands(roots: readonly string[], r: CommandsReque
   const mode = r.hidden ? 'keep' : 'redact';
   const ttyin = new TypedInput({ hidden: mode });
   ttyin.watchOutput();
-  const stdin = new TypedInput({ hidden: mode });
+  const stdin = new TypedInput({ hidden: mode, editing: false }); // a pipe: no line editing
   const log: CommandEntry[] = [];
   let truncated = false;
   const prompts: PromptSeen[] = [];

@@ -104,7 +104,7 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
     let x = extractors.get(stream);
     if (!x) {
       if (INPUT_STREAMS.has(stream)) {
-        const typed = new TypedInput({ cols: info.cols, rows: info.rows, hidden: opts.hiddenInput ? 'keep' : 'drop', lazyOutput: true });
+        const typed = new TypedInput({ cols: info.cols, rows: info.rows, hidden: opts.hiddenInput ? 'keep' : 'drop', lazyOutput: true, editing: stream === 'ttyin' });
         if (stream === 'ttyin' && watchEcho) typed.watchOutput();
         x = typed;
       } else x = make({ cols: info.cols, rows: info.rows });

@@ -26,6 +26,10 @@
 // does not show its text (as a subsequence of the printable output: echo interleaved with
 // redraws still counts). Lines whose echo is still possible are held until that time passes.
 //
+// A pipe (sudo logs stdin only when it is not a terminal) has no line editing: with
+// `editing: false` no key edits or flags anything, CR, LF and CR LF end lines, a tab is text,
+// escape sequences and other control characters are dropped.
+//
 // Output read only for that (the search) may be parsed lazily: while nobody is typing, only its
 // last OUTPUT_TAIL_MAX bytes are kept, and parsed when the next key comes (the prompt's row is at
 // the end of the output); while a line is open or its echo undecided, every byte is parsed.
@@ -41,6 +45,8 @@ import type { TextExtractor, TextLine } from './text.js';
 export const ECHO_GRACE_MS = 200;
 const ECHO_MAX = 2 * TEXT_LINE_MAX;
 const OUTPUT_TAIL_MAX = 4096;
+/** Lines awaiting their echo judgement at most (a paste of many lines in one moment). */
+const WAITING_MAX = 1024;
 const MAX_PARAMS = 32;
 
 /** A prompt asking for a secret, as the text before the cursor ends. */
@@ -72,6 +78,8 @@ export interface TypedInputOptions {
   hidden?: HiddenLines;
   /** Parse the output only around typed lines (no OSC 7 directory, prompts only at first keys). */
   lazyOutput?: boolean;
+  /** false for a pipe (stdin): no line editing, no flags. Default true (a terminal). */
+  editing?: boolean;
 }
 
 const enum St {
@@ -91,6 +99,8 @@ interface Pending {
   line: TypedLine;
   /** Echo counter when its first key was typed. */
   echoFrom: number;
+  /** Its echo no longer fits the bounded buffer (a big paste): it cannot be judged, so it is not hidden. */
+  unjudged?: boolean;
 }
 
 function isWordChar(ch: string): boolean {
@@ -132,6 +142,7 @@ export class TypedInput implements TextExtractor {
   /** Output was seen: without any (a session recorded without ttyout) echo cannot be judged. */
   private outputSeen = false;
   private readonly lazy: boolean;
+  private readonly editing: boolean;
   /** Lazy mode: output not parsed yet (its last OUTPUT_TAIL_MAX bytes), and whether older bytes were dropped. */
   private tail: Buffer[] = [];
   private tailLen = 0;
@@ -141,6 +152,7 @@ export class TypedInput implements TextExtractor {
   constructor(opts: TypedInputOptions = {}) {
     this.hiddenMode = opts.hidden ?? 'keep';
     this.lazy = opts.lazyOutput ?? false;
+    this.editing = opts.editing ?? true;
   }
 
   /** Starts judging echo: the caller feeds the terminal's output in order with the input. */
@@ -233,6 +245,7 @@ export class TypedInput implements TextExtractor {
       const cut = this.echo.length - ECHO_MAX;
       this.echo = this.echo.slice(cut);
       this.echoBase += cut;
+      for (const p of this.waiting) if (p.echoFrom < this.echoBase) p.unjudged = true;
     }
   }
 
@@ -240,7 +253,7 @@ export class TypedInput implements TextExtractor {
     while (this.waiting.length > 0 && (timeMs === Infinity || timeMs > this.waiting[0]!.line.endMs + ECHO_GRACE_MS)) {
       const p = this.waiting.shift()!;
       const from = Math.max(0, p.echoFrom - this.echoBase);
-      if (this.outputSeen && !isSubsequence(p.line.text, this.echo, from)) p.line.hidden = true;
+      if (this.outputSeen && !p.unjudged && !isSubsequence(p.line.text, this.echo, from)) p.line.hidden = true;
       this.release(p.line);
     }
     if (this.waiting.length === 0 && this.startMs < 0) {
@@ -304,6 +317,7 @@ export class TypedInput implements TextExtractor {
     if (this.secretPrompt) line.hidden = true;
     const echoFrom = this.echoFrom;
     this.reset();
+    if (this.waiting.length >= WAITING_MAX) this.release(this.waiting.shift()!.line); // bounded: left unjudged
     if (this.output && !line.hidden) {
       this.waiting.push({ line, echoFrom });
       return;
@@ -444,8 +458,8 @@ export class TypedInput implements TextExtractor {
       if (this.paste) this.flags.add('pasted');
       return;
     }
-    if (this.paste) {
-      // Pasted text is inserted as it is; its line ends end lines, other controls are dropped.
+    if (this.paste || !this.editing) {
+      // Pasted (or piped) text is inserted as it is; its line ends end lines, other controls are dropped.
       if (b === 0x0d) {
         this.lastCr = true;
         this.enter();
@@ -538,6 +552,7 @@ export class TypedInput implements TextExtractor {
     this.killedBefore = this.killedNow;
     this.killedNow = false;
     this.state = St.Ground;
+    if (!this.editing && b !== 0x5b && b !== 0x4f && b !== 0x5d && b !== 0x50 && b !== 0x58 && b !== 0x5e && b !== 0x5f && b !== 0x1b) return;
     if (b === 0x5b) {
       this.state = St.Csi;
       this.params = '';
@@ -557,11 +572,12 @@ export class TypedInput implements TextExtractor {
   }
 
   private ss3(b: number): void {
-    this.key(String.fromCharCode(b), '');
+    if (this.editing) this.key(String.fromCharCode(b), '');
   }
 
   private csi(final: number): void {
     const f = String.fromCharCode(final);
+    if (!this.editing) return;
     if (f === '~') {
       const code = Number.parseInt(this.params.split(';')[0] ?? '', 10);
       if (code === 200) this.paste = true;

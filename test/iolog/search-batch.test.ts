@@ -39,7 +39,7 @@ async function lineByLine(path: string, kind: 'sudo' | 'asciicast', q: SearchQue
   const typed = (s: StreamName): TypedInput => {
     let x = xs.get(s);
     if (!x) {
-      const t = new TypedInput({ hidden: 'drop' });
+      const t = new TypedInput({ hidden: 'drop', editing: s === 'ttyin' });
       if (s === 'ttyin') t.watchOutput();
       xs.set(s, (x = t));
     }

@@ -126,6 +126,12 @@ describe('typed input', () => {
     );
   });
 
+  it('a pipe (stdin) has no line editing: control keys are dropped, lines still end', () => {
+    const lines = typed('abc\x7fd\x15e\x1b[Af\tg\r\nnext\n', { editing: false });
+    expect(lines.map((l) => l.text)).toEqual(['abcdef\tg', 'next']);
+    expect(lines.every((l) => !l.edited && !l.recalled)).toBe(true);
+  });
+
   it('a line longer than the bound is emitted in pieces', () => {
     const lines = texts('x'.repeat(TEXT_LINE_MAX * 2 + 5) + '\r');
     expect(lines.map((l) => l.length)).toEqual([TEXT_LINE_MAX, TEXT_LINE_MAX, 5]);
@@ -175,6 +181,17 @@ describe('no-echo prompts', () => {
     expect(session('$ ', keys, echo, 'drop').map((l) => l.text)).toEqual(['ls', 'id']);
     secret = false;
     expect(session('$ ', keys, echo, 'redact').map((l) => [l.text, l.hidden ?? false])).toEqual([['ls', false], ['', true], ['id', false]]);
+  });
+
+  it('a paste of many lines at one moment stays bounded and is not hidden for want of room', () => {
+    const x = new TypedInput({ hidden: 'drop' });
+    x.observeOutput(b('$ '), 0);
+    const paste = Array.from({ length: 5000 }, (_, i) => `echo line ${i} ${'x'.repeat(20)}`).join('\r') + '\r';
+    x.writeAt(b(`\x1b[200~${paste}\x1b[201~`), 1, 0);
+    x.observeOutput(b(paste.replaceAll('\r', '\r\n')), 2);
+    const lines = [...x.takeLines(), ...x.end()];
+    expect(lines.length).toBe(5000);
+    expect(lines.every((l) => l.pasted && !l.hidden)).toBe(true);
   });
 
   it('a session recorded without output cannot be judged: nothing is hidden', () => {
