@@ -256,6 +256,16 @@ describe('the console in chromium', () => {
     expect(next.time).toBeGreaterThan(t);
     expect(next.text).toBe(await cliScreen(sessionFile, next.time));
     expect(await page.locator('.tl-mark.tl-command').count()).toBe(count);
+
+    // A click on the timeline (away from any tick) seeks there.
+    const box = (await page.locator('.timeline').boundingBox())!;
+    const duration = Number(await page.locator('.timeline').getAttribute('aria-valuemax'));
+    await page.mouse.click(box.x + box.width * 0.42, box.y + 3);
+    await page.waitForFunction((min) => Math.abs(Number((globalThis as unknown as BrowserGlobals).document.getElementById('terminal')?.dataset.time) - min) < 0.5, duration * 0.42);
+    await waitForPlayer();
+    const clicked = await playerScreen();
+    expect(clicked.time).toBeCloseTo(duration * 0.42, 0);
+    expect(clicked.text).toBe(await cliScreen(sessionFile, clicked.time));
   });
 
   it('follows a search hit\'s deep link to its moment', async () => {

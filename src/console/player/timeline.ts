@@ -27,10 +27,27 @@ export class Timeline {
       this.marks,
       this.hover,
     );
+    // Click a tick to go to its moment, anywhere else to go there; drag to scrub (the seek
+    // happens on release: one screen call, not one per pixel).
+    let dragging = false;
+    this.el.addEventListener('pointerdown', (ev) => {
+      if (ev.button !== 0 || (ev.target as HTMLElement).closest('.tl-mark')) return;
+      dragging = true;
+      this.el.setPointerCapture(ev.pointerId);
+      this.setTime(this.timeAt(ev.clientX));
+    });
+    this.el.addEventListener('pointermove', (ev) => {
+      if (dragging) this.setTime(this.timeAt(ev.clientX));
+    });
+    this.el.addEventListener('pointerup', (ev) => {
+      if (!dragging) return;
+      dragging = false;
+      this.onSeek(this.timeAt(ev.clientX));
+    });
+    this.el.addEventListener('pointercancel', () => (dragging = false));
     this.el.addEventListener('click', (ev) => {
       const m = (ev.target as HTMLElement).closest<HTMLElement>('.tl-mark');
-      if (m?.dataset.t) return this.onSeek(Number(m.dataset.t));
-      this.onSeek(this.timeAt(ev.clientX));
+      if (m?.dataset.t) this.onSeek(Number(m.dataset.t));
     });
     this.el.addEventListener('mousemove', (ev) => {
       if (!this.duration) return;
