@@ -144,6 +144,7 @@ export const ERRORS = {
   METRICS_FORBIDDEN: def(1626, 403, 'GET /metrics was called from where the metrics setting does not allow it (not loopback under "loopback", not a signed call of an app allowed the route under "signed")', 'Scrape from the same machine, or set metrics to "signed" and sign the scrape with an app whose routes include GET /metrics (docs/operations.md).'),
   SERVICE_NOT_READY: def(1627, 503, 'GET /readyz: a configured store or the worker pool is not usable; the answer names which part (never a path or a URL)', 'Check the part named: the data folder\'s permissions, the event database, the PostgreSQL server, or the worker entry (npm run build); the server log has no more detail than the answer.'),
   SERVICE_STOPPING: def(1628, 503, 'The service is shutting down (SIGTERM): the calls already running finish, new ones are refused', 'Retry against another instance, or after the service has restarted.'),
+  CONSOLE_NOT_BUILT: def(1635, 503, 'The console page (GET /console/) was not built: dist/console has no index.html', 'Run npm run build (it bundles the console after compiling the server); an installed package ships it built.'),
   // ---- 1700-1799 batch jobs
   JOB_SOURCE_UNREADABLE: def(1700, 400, 'The file to import cannot be opened or read', 'Check the path and its permissions; the message names the system error.'),
   IMPORT_UNKNOWN_FORMAT: def(1701, 400, 'Unknown import format', 'Use --from sudo-json or --from sudo-text.'),

@@ -89,6 +89,9 @@ export const demoCommand: CliCommand = {
       while (lines.length && lines[lines.length - 1]!.trim() === '') lines.pop();
       io.out.write(`${lines.join('\n')}\n# (evio iolog play '${shell}' plays it; GET /REST/iolog/screen?file=...&at=SECONDS seeks)\n`);
     }
+    const listen = s.host === '0.0.0.0' ? '127.0.0.1' : s.host === '::' ? '::1' : s.host;
+    const host = listen.includes(':') ? `[${listen}]` : listen;
+    io.out.write(`\n# Watch the recorded sessions in the browser: run evio serve, then open\n#   ${s.tls ? 'https' : 'http'}://${host}:${s.port}${s.prefix}/console/\n# and sign in as "admin" with the key evio serve names (admin.key beside the keystore).\n`);
     return 0;
   },
 };

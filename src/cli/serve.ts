@@ -3,6 +3,8 @@
 // start (its key goes to a 0600 file, never to the output), and prints a signed example call.
 // On SIGINT/SIGTERM it stops gracefully: new calls are refused, those in flight finish within
 // shutdownTimeoutMs, then it exits 0.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { prepareDataFolder } from '../app/first-start.js';
 import { findApp, readKeystore } from '../keystore.js';
 import { signedUrl } from '../app/rest-client.js';
@@ -47,6 +49,17 @@ export function exampleCalls(opts: { url: string; appid: string; key: string; ke
   ].join('\n');
 }
 
+/** Where the console is and how to sign in to it (the key itself is never printed). */
+export function consoleLine(url: string, prefix: string, appid: string | null, keyFile: string | null): string {
+  const base = url.replace('://0.0.0.0:', '://127.0.0.1:').replace('://[::]:', '://[::1]:');
+  const how = !appid
+    ? 'add an app first (evio keys add APPID)'
+    : keyFile
+      ? `sign in as "${appid}" with the key in ${keyFile}`
+      : `sign in as "${appid}" with its key (evio keys list --show-key)`;
+  return `Console: ${base}${prefix}/console/  (${how})\n\n`;
+}
+
 function firstApp(keystore: string): { appid: string; key: string } | null {
   const ks = readKeystore(keystore);
   const id = findApp(ks, 'admin') ? 'admin' : Object.keys(ks.apps).sort()[0];
@@ -89,6 +102,9 @@ export const serveCommand: CliCommand = {
       io.out.write(`First start: created app "${first.created.appid}" in ${s.keystore}. Its key is in ${first.created.keyFile} (mode 0600; read it, then delete the file: evio keys list --show-key shows the key again)\n\n`);
     }
     const app = first.created ?? firstApp(s.keystore);
+    // The first start's key file, while the operator has not deleted it yet.
+    const keyFile = first.created?.keyFile ?? (app ? join(dirname(s.keystore), `${app.appid}.key`) : null);
+    io.out.write(consoleLine(server.url, s.prefix, app?.appid ?? null, keyFile && existsSync(keyFile) ? keyFile : null));
     if (app) {
       io.out.write(exampleCalls({ url: server.url, appid: app.appid, key: app.key, keystore: s.keystore, skewSeconds: s.authSkewSeconds, prefix: s.prefix }));
     } else {

@@ -23,6 +23,8 @@ import { guardStall } from './stall-guard.js';
 import { iterableBody } from './stream-body.js';
 import { checkListenPolicy, loadTls } from './transport.js';
 import { answered, installRequestLog, requestLogOptions } from './request-log.js';
+import { registerConsole } from './console-assets.js';
+import { swaggerUiOptions } from './swagger-signing.js';
 
 /** For `evio serve`: the transport policy, checked before the data folder is prepared. */
 export { checkListenPolicy } from './transport.js';
@@ -214,8 +216,9 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
   // OpenAPI and Swagger UI: served without a signature; they describe the API and hold no data.
   const document = openApiDocument(routes, { prefix: settings.prefix, version: EVIO_VERSION });
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, swaggerUiOptions());
   app.get('/openapi.json', async () => document);
+  await registerConsole(app, settings.prefix);
 
   for (const route of routes) {
     // fastify checks the query against the schema derived from the parameter declarations the

@@ -1,0 +1,111 @@
+// The session list from the cached index (GET /REST/iolog/list) with its filters and paging;
+// each row opens the player.
+import { explain } from '../api.js';
+import { clear, errorBox, field, h, input, select } from '../dom.js';
+import type { ViewContext } from '../view-context.js';
+
+export interface SessionRow {
+  uniqueid: string;
+  createtime: number;
+  createtime_iso: string;
+  logpath: string;
+  submithost: string;
+  submituser: string;
+  runhost: string;
+  runuser: string;
+  runcmd: string;
+}
+
+const FILTERS: readonly (readonly [string, string, string])[] = [
+  ['from', 'From', 'e.g. -7d, 2026-01-01'],
+  ['to', 'To', 'e.g. today'],
+  ['submituser', 'Submit user', 'wildcard'],
+  ['submithost', 'Submit host', 'wildcard'],
+  ['runuser', 'Run as user', 'e.g. root'],
+  ['runhost', 'Run host', 'wildcard'],
+  ['runcmd', 'Command', 'e.g. */bash'],
+  ['cwd', 'Directory', 'wildcard'],
+  ['tty', 'Terminal', 'e.g. /dev/pts/*'],
+  ['path', 'Path', 'glob, e.g. 00/00/*'],
+];
+
+export function renderSessions(ctx: ViewContext): void {
+  document.title = 'Sessions · evio console';
+  const p = ctx.params;
+  const inputs = FILTERS.map(([name, label, hint]) => ({ name, el: input(name, { value: p.get(name) ?? '', placeholder: hint }), label }));
+  const match = select('match', [['all', 'every filter (AND)'], ['any', 'any filter (OR)']], p.get('match') ?? 'all');
+  const len = select('len', ['25', '50', '100', '250'].map((n) => [n, `${n} per page`] as const), p.get('len') ?? '50');
+  const results = h('section', { class: 'results', 'aria-live': 'polite', 'aria-label': 'Sessions' });
+  const rows: HTMLElement[] = [];
+  for (let i = 0; i < inputs.length; i += 5) rows.push(h('div', { class: 'row' }, ...inputs.slice(i, i + 5).map((x) => field(x.label, x.el))));
+  const form = h('form', { class: 'filters card', 'aria-label': 'Session filters' }, ...rows, h('div', { class: 'row actions' }, field('Match', match), field('Page size', len), h('button', { type: 'submit', class: 'primary' }, 'List sessions')));
+
+  let starts: number[] = [];
+  let ac: AbortController | null = null;
+  ctx.onLeave(() => ac?.abort());
+
+  async function run(start: number): Promise<void> {
+    ac?.abort();
+    ac = new AbortController();
+    const f: Record<string, string> = {};
+    for (const x of inputs) if (x.el.value.trim()) f[x.name] = x.el.value.trim();
+    if (match.value !== 'all') f.match = match.value;
+    f.len = len.value;
+    ctx.remember({ view: 'sessions', ...f });
+    clear(results);
+    results.append(h('p', { class: 'muted' }, 'Loading…'));
+    results.setAttribute('aria-busy', 'true');
+    try {
+      const ans = await ctx.api.get<{ result: SessionRow[]; more?: boolean; next?: { start: number } }>('/REST/iolog/list', { ...f, start }, ac.signal);
+      clear(results);
+      if (!ans.result.length) results.append(h('p', { class: 'muted' }, 'No session matches.'));
+      else results.append(sessionTable(ctx, ans.result));
+      const nav = h('div', { class: 'pager' });
+      if (starts.length) nav.append(h('button', { type: 'button', onclick: () => void run(starts.pop()!) }, '← Previous page'));
+      nav.append(h('span', { class: 'muted' }, `sessions ${start + 1}–${start + ans.result.length}${ans.more ? '; more match' : ''}`));
+      if (ans.more && ans.next) {
+        const next = ans.next.start;
+        nav.append(h('button', { type: 'button', onclick: () => { starts.push(start); void run(next); } }, 'Next page →'));
+      }
+      results.append(nav);
+    } catch (err) {
+      if ((err as Error).name === 'AbortError') return;
+      clear(results);
+      results.append(errorBox(explain(err)));
+    } finally {
+      if (!ac?.signal.aborted) results.setAttribute('aria-busy', 'false');
+    }
+  }
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    starts = [];
+    void run(0);
+  });
+  ctx.root.append(h('h1', { class: 'view-title' }, 'Recorded sessions'), form, results);
+  void run(0);
+}
+
+function sessionTable(ctx: ViewContext, rows: readonly SessionRow[]): HTMLElement {
+  const body = h('tbody');
+  for (const r of rows) {
+    const link = h('a', { href: `./?view=session&file=${encodeURIComponent(r.logpath)}&uniqueid=${encodeURIComponent(r.uniqueid)}`, class: 'button small', 'data-action': 'open-session' }, '▶ Watch');
+    link.addEventListener('click', (ev) => {
+      if ((ev as MouseEvent).ctrlKey || (ev as MouseEvent).metaKey) return;
+      ev.preventDefault();
+      ctx.navigate({ view: 'session', file: r.logpath, uniqueid: r.uniqueid });
+    });
+    body.append(
+      h(
+        'tr',
+        {},
+        h('td', { class: 'nowrap' }, r.createtime_iso.replace('T', ' ')),
+        h('td', {}, `${r.submituser}@${r.submithost}`),
+        h('td', {}, `${r.runuser}@${r.runhost}`),
+        h('td', { class: 'mono' }, r.runcmd),
+        h('td', { class: 'mono muted nowrap', title: r.logpath }, r.uniqueid),
+        h('td', { class: 'nowrap' }, link),
+      ),
+    );
+  }
+  return h('div', { class: 'table-wrap' }, h('table', { class: 'grid' }, h('thead', {}, h('tr', {}, ...['Started', 'Submitted by', 'Run as', 'Command', 'Id', ''].map((t) => h('th', { scope: 'col' }, t)))), body));
+}
