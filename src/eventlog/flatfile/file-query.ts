@@ -10,6 +10,7 @@
 // taken from queries of the live file alone stay valid in family queries.
 import type { FileHandle } from 'node:fs/promises';
 import { stat as statPath } from 'node:fs/promises';
+import { readSync } from 'node:fs';
 import { evioError } from '../../errors.js';
 import { admittedTypes, matchesRecord } from '../filter.js';
 import type { EventQuery, EventRow, ScanStats } from '../types.js';
@@ -356,7 +357,7 @@ async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos: numbe
       ctx.counters.bytes += buf.length;
     } else {
       // Sparse: read the wanted lines only (adjacent ones together), in parallel.
-      ({ buf, base } = await readLines(fh, lines, lineStart, lineEnd));
+      ({ buf, base } = readLines(fh, lines, lineStart, lineEnd));
       ctx.counters.bytes += buf.length;
     }
     for (let j = 0; j < lines.length; j++) {
@@ -409,7 +410,7 @@ async function readRange(fh: FileHandle, pos: number, len: number): Promise<Buff
   return buf;
 }
 
-async function readLines(fh: FileHandle, lines: number[], lineStart: Float64Array, lineEnd: (i: number) => number): Promise<{ buf: Buffer; base: number }> {
+function readLines(fh: FileHandle, lines: number[], lineStart: Float64Array, lineEnd: (i: number) => number): { buf: Buffer; base: number } {
   const starts: number[] = [];
   const ends: number[] = [];
   for (const i of lines) {
@@ -428,23 +429,17 @@ async function readLines(fh: FileHandle, lines: number[], lineStart: Float64Arra
     total += ends[k]! - starts[k]!;
   }
   const buf = Buffer.allocUnsafe(total);
-  const CONCURRENT = 32;
-  for (let k0 = 0; k0 < starts.length; k0 += CONCURRENT) {
-    const jobs: Array<Promise<void>> = [];
-    for (let k = k0; k < Math.min(starts.length, k0 + CONCURRENT); k++) {
-      jobs.push(
-        (async () => {
-          const len = ends[k]! - starts[k]!;
-          let got = 0;
-          while (got < len) {
-            const { bytesRead } = await fh.read(buf, at[k]! + got, len - got, starts[k]! + got);
-            if (bytesRead <= 0) throw evioError('STORE_IO', `the file ended at byte ${starts[k]! + got}, inside a line its index describes (it was rewritten meanwhile); query again`);
-            got += bytesRead;
-          }
-        })(),
-      );
+  // Synchronous preads: a few short lines of one block, almost always from the page cache,
+  // where a pread costs microseconds and a promise round trip through the thread pool ten
+  // times more (measured: BENCHMARKS.md, workload 10). Bounded by one block's lines.
+  for (let k = 0; k < starts.length; k++) {
+    const len = ends[k]! - starts[k]!;
+    let got = 0;
+    while (got < len) {
+      const n = readSync(fh.fd, buf, at[k]! + got, len - got, starts[k]! + got);
+      if (n <= 0) throw evioError('STORE_IO', `the file ended at byte ${starts[k]! + got}, inside a line its index describes (it was rewritten meanwhile); query again`);
+      got += n;
     }
-    await Promise.all(jobs);
   }
   placed.set(buf, { starts, at });
   return { buf, base: 0 };

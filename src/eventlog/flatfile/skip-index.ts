@@ -343,15 +343,18 @@ export function parseIndex(buf: Buffer): SkipIndex | null {
   if (header?.format !== 'evio-ff-index' || header.version !== INDEX_VERSION) return null;
   const bodyAt = pad8(12 + hlen);
   if (buf.length - bodyAt !== header.bodyBytes) return null;
-  // Copy into an aligned buffer (typed array views need their element alignment).
-  const body = new Uint8Array(header.bodyBytes);
-  body.set(buf.subarray(bodyAt));
+  // Typed array views need their element alignment: copy only when the body is not aligned.
+  let body = buf.subarray(bodyAt) as Uint8Array;
+  if (body.byteOffset % 8 !== 0) {
+    body = new Uint8Array(header.bodyBytes);
+    body.set(buf.subarray(bodyAt));
+  }
   if (crc32(body) >>> 0 !== header.body) return null;
   const nb = header.blocks;
   const nl = header.lines;
   let off = 0;
   const take = <T>(make: (b: ArrayBuffer, o: number, n: number) => T, n: number, size: number): T => {
-    const v = make(body.buffer, off, n);
+    const v = make(body.buffer as ArrayBuffer, body.byteOffset + off, n);
     off += pad8(n * size);
     return v;
   };
@@ -371,7 +374,16 @@ export async function loadIndex(idxPath: string, data: FileHandle, data_: { ino:
   try {
     const fh = await open(idxPath, 'r');
     try {
-      buf = await fh.readFile();
+      // Into a buffer of its own (offset 0, so the body's arrays can be viewed in place).
+      const size = (await fh.stat()).size;
+      buf = Buffer.from(new ArrayBuffer(size));
+      let got = 0;
+      while (got < size) {
+        const { bytesRead } = await fh.read(buf, got, size - got, got);
+        if (bytesRead <= 0) break;
+        got += bytesRead;
+      }
+      buf = buf.subarray(0, got);
     } finally {
       await fh.close();
     }
