@@ -13,7 +13,7 @@
 // walked — and one block decompressed without the blocks before it — by reading headers only.
 // A gzip written by anything else (one member, no `EV` field) is read as one stream.
 import type { FileHandle } from 'node:fs/promises';
-import { createGunzip, deflateRawSync, gunzip as gunzipCb, crc32 } from 'node:zlib';
+import { createGunzip, deflateRawSync, gunzip as gunzipCb, crc32, inflateRawSync } from 'node:zlib';
 import { promisify } from 'node:util';
 import { evioError } from '../../errors.js';
 import type { ByteSource } from './line-reader.js';
@@ -75,8 +75,24 @@ export async function readMember(fh: FileHandle, pos: number, len: number): Prom
     if (bytesRead <= 0) break;
     got += bytesRead;
   }
+  const m = c.subarray(0, got);
+  // One of ours (the index names only our members): inflate the deflate body in one call into
+  // a buffer of the size the trailer states, and check the trailer's CRC-32 (native, fast).
+  if (got === len && got > MEMBER_HEADER + 8 && m[3] === 4 && m.readUInt16LE(10) === 8) {
+    const isize = m.readUInt32LE(got - 4);
+    let out: Buffer;
+    try {
+      out = inflateRawSync(m.subarray(MEMBER_HEADER, got - 8), { chunkSize: Math.max(64, isize + 1) });
+    } catch (err) {
+      throw evioError('FF_GZIP_CORRUPT', `the gzip member at byte ${pos} is damaged: ${(err as Error).message}`, err);
+    }
+    if (out.length !== isize || crc32(out) >>> 0 !== m.readUInt32LE(got - 8)) {
+      throw evioError('FF_GZIP_CORRUPT', `the gzip member at byte ${pos} is damaged (its size or CRC-32 does not match)`);
+    }
+    return out;
+  }
   try {
-    return await gunzipAsync(c.subarray(0, got));
+    return await gunzipAsync(m);
   } catch (err) {
     throw evioError('FF_GZIP_CORRUPT', `the gzip member at byte ${pos} is damaged: ${(err as Error).message}`, err);
   }

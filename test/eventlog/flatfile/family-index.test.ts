@@ -298,3 +298,24 @@ describe('log families', () => {
     expect(fam.lastRead.bytes).toBeLessThan(total * 0.2);
   });
 });
+
+describe('the doors: family=1 and evio events index', () => {
+  it('family=1 goes with format=ff only', () => {
+    expect(() => parseEventQuery({ format: 'db', family: '1' })).toThrow(expect.objectContaining({ code: 1114 }));
+    expect(parseEventQuery({ format: 'ff', file: 'x', family: '1' }).store).toEqual({ format: 'ff', file: 'x', family: true });
+  });
+
+  it('evio events index --family, then evio events query --family answers every record once', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const bin = join(import.meta.dirname, '../../../bin/evio.js');
+    const dir = mkdtempSync(join(tmp.dir, 'cli-'));
+    const log = makeLog(2000, 5);
+    const live = await writeFamily(dir, log);
+    const env = { ...process.env, EVIO_HOME: dir };
+    const out = execFileSync(process.execPath, [bin, 'events', 'index', live, '--family'], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const reports = out.trim().split('\n').map((l) => JSON.parse(l) as { path: string; outcome: string });
+    expect(reports.map((r) => r.outcome.split(' ')[0])).toEqual(['current', 'not', 'built', 'built']);
+    const rows = execFileSync(process.execPath, [bin, 'events', 'query', `ff:${live}`, '--family', '--dump', '1', '--limit', '100000'], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(rows.trim().split('\n').map((l) => (JSON.parse(l) as { recnum: number }).recnum)).toEqual(log.map((r) => r.recnum));
+  });
+});
