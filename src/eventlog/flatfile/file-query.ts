@@ -288,6 +288,10 @@ async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos: numbe
   for (const t of types) admittedByte[t.charCodeAt(0)] = 1;
   const mayHold = blockTest(q);
   const masks = columnMasks(ix, q);
+  // Plain arrays and an indexed loop: this runs once per line of every candidate block.
+  const maskCols = masks.map(([c]) => c);
+  const maskBits = masks.map(([, m]) => m);
+  const nMasks = masks.length;
   const uids = uidHashes(q);
   const { blocks, lineStart, kind, uid } = ix;
   const nb = ix.header.blocks;
@@ -320,8 +324,8 @@ async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos: numbe
       }
       if (cand && admittedByte[k] === 1) {
         let ok = true;
-        for (const [col, m] of masks) {
-          if (m[col[i]!] !== 1) {
+        for (let f = 0; f < nMasks; f++) {
+          if (maskBits[f]![maskCols[f]![i]!] !== 1) {
             ok = false;
             break;
           }

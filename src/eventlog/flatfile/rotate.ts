@@ -208,16 +208,22 @@ async function recover(path: string, jpath: string): Promise<string | null> {
   return what;
 }
 
+async function taken(name: string): Promise<boolean> {
+  try {
+    await lstat(name);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+}
+
 async function freeName(path: string, d: Date): Promise<string> {
   const base = `${path}.${stampOf(d)}`;
   for (let i = 1; ; i++) {
     const name = i === 1 ? base : `${base}-${i}`;
-    try {
-      await lstat(name);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return name;
-      throw err;
-    }
+    // Taken also when a compressed one has the name (a plain file beside it would hide it).
+    if (!(await taken(name)) && !(await taken(`${name}.gz`))) return name;
   }
 }
 
