@@ -28,6 +28,9 @@ import {
 } from './skip-index.js';
 import { uniqueidHash } from './prefilter.js';
 
+/** Files smaller than this many blocks get no index from queries (`evio events index` still builds one). */
+export const MIN_INDEXED_BLOCKS = 4;
+
 /** Offsets at or above this name a record of a rotated file (see above); 2^52 bytes = 4 PiB. */
 export const FAMILY_BASE = 2 ** 52;
 
@@ -83,7 +86,10 @@ export async function indexFor(path: string, fh: FileHandle, st: { ino: bigint; 
   if (ix && !(await indexMatches(ix, fh, st, gz))) ix = null;
   if (!ix) ix = await loadIndex(idxPath, fh, st, gz);
   const blockBytes = ctx.index.blockBytes ?? DEFAULT_BLOCK_BYTES;
-  const wantsMore = !ix || (!gz && st.size - ix.header.usize >= (ix.header.blockBytes || blockBytes));
+  // A file of a few blocks is scanned as fast as its index is read: no index is made for it
+  // (nor does it take disk space a full disk may need for a rewrite).
+  const worthIt = st.size >= MIN_INDEXED_BLOCKS * blockBytes;
+  const wantsMore = ix ? !gz && st.size - ix.header.usize >= (ix.header.blockBytes || blockBytes) : worthIt;
   if (wantsMore && ctx.budgetLeft > 0) {
     const t0 = Date.now();
     const built = gz ? (ix ? ix : await buildGzipIndex(fh, st, { signal: ctx.signal, budgetMs: ctx.budgetLeft })) : await buildPlainIndex(fh, st, ix, { blockBytes, budgetMs: ctx.budgetLeft, signal: ctx.signal });

@@ -75,6 +75,10 @@ export class FlatFileStore implements EventStore {
     this.confined = opts.confined ?? false;
     this.family = opts.family ?? false;
     this.indexSettings = { enabled: true, cacheDir: null, budgetMs: 1000, ...opts.index };
+    // A log a request named lies in a folder the request side may change (symlink swaps,
+    // docs/security.md): its index is read and written only in the operator's cache folder
+    // (flatfileIndexDir), never beside it. Without that folder, such logs are scanned.
+    if (this.confined && this.indexSettings.cacheDir === null) this.indexSettings.enabled = false;
   }
 
   private checkOpen(): void {
