@@ -299,6 +299,29 @@ describe('log families', () => {
   });
 });
 
+describe('where indexes are written', () => {
+  it('a request-named (confined) log: never beside it; in flatfileIndexDir when set. Small files get none from queries', async () => {
+    const { existsSync, readdirSync, realpathSync } = await import('node:fs');
+    const dir = realpathSync(mkdtempSync(join(tmp.dir, 'conf-')));
+    const path = join(dir, 'events.ndjson');
+    writeFileSync(path, lines(makeLog(3000, 8)));
+    const q = parseEventQuery({ format: 'ff', file: 'x', submituser: 'user1' }).query;
+    const want = comparable(await collect(new FlatFileStore({ path, index: OFF }).query(q)));
+    expect(comparable(await collect(new FlatFileStore({ path, confined: true, index: { ...ON, blockBytes: 4096 } }).query(q)))).toEqual(want);
+    expect(existsSync(`${path}.evidx`)).toBe(false);
+    const cacheDir = join(tmp.dir, `conf-cache-${n++}`);
+    expect(comparable(await collect(new FlatFileStore({ path, confined: true, index: { ...ON, blockBytes: 4096, cacheDir } }).query(q)))).toEqual(want);
+    expect(existsSync(`${path}.evidx`)).toBe(false);
+    expect(readdirSync(cacheDir).filter((f) => f.endsWith('-events.ndjson.evidx'))).toHaveLength(1);
+    // The operator's store indexes beside the file, but not a file of fewer than 4 blocks.
+    const small = new FlatFileStore({ path, index: { ...ON, blockBytes: statSync(path).size } });
+    await collect(small.query(q));
+    expect(existsSync(`${path}.evidx`)).toBe(false);
+    await collect(new FlatFileStore({ path, index: { ...ON, blockBytes: 4096 } }).query(q));
+    expect(existsSync(`${path}.evidx`)).toBe(true);
+  });
+});
+
 describe('the doors: family=1 and evio events index', () => {
   it('family=1 goes with format=ff only', () => {
     expect(() => parseEventQuery({ format: 'db', family: '1' })).toThrow(expect.objectContaining({ code: 1114 }));
