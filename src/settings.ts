@@ -45,6 +45,12 @@ export interface Settings {
   lockTimeoutMs: number;
   /** Flat-file finish merge: accepts that may wait for their finish at once before a query is refused. */
   maxOpenAccepts: number;
+  /** Flat files: use and build sidecar skip indexes (docs/flatfile.md). */
+  flatfileIndex: boolean;
+  /** Flat files: folder for skip indexes; '' = beside each file (`FILE.evidx`). */
+  flatfileIndexDir: string;
+  /** Flat files: time one query may spend building or extending skip indexes before it scans, ms. */
+  flatfileIndexBuildMs: number;
   /** Worker threads for searches, glob walks, index updates and filtered listings; 0 = one per core. */
   workers: number;
   /** Worker threads of their own for chunk, variables, replay, unfiltered listing and list calls; 0 = one per core. */
@@ -104,6 +110,9 @@ const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'recor
   statementTimeoutMs: 'number',
   lockTimeoutMs: 'number',
   maxOpenAccepts: 'number',
+  flatfileIndex: 'boolean',
+  flatfileIndexDir: 'string',
+  flatfileIndexBuildMs: 'number',
   workers: 'number',
   interactiveWorkers: 'number',
   searchBudgetMs: 'number',
@@ -241,6 +250,9 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     statementTimeoutMs: (raw.statementTimeoutMs as number | undefined) ?? 30_000,
     lockTimeoutMs: (raw.lockTimeoutMs as number | undefined) ?? 10_000,
     maxOpenAccepts: (raw.maxOpenAccepts as number | undefined) ?? 1_000_000,
+    flatfileIndex: (raw.flatfileIndex as boolean | undefined) ?? true,
+    flatfileIndexDir: raw.flatfileIndexDir ? p(raw.flatfileIndexDir as string) : '',
+    flatfileIndexBuildMs: (raw.flatfileIndexBuildMs as number | undefined) ?? 1000,
     workers: (raw.workers as number | undefined) ?? 0,
     interactiveWorkers: (raw.interactiveWorkers as number | undefined) ?? 0,
     searchBudgetMs: (raw.searchBudgetMs as number | undefined) ?? 60_000,

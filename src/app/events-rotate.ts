@@ -5,6 +5,7 @@ import type { Engine } from '../engine.js';
 import { evioError } from '../errors.js';
 import { parseSize } from '../common/units.js';
 import { listRotated, rotateFlatFile, type RotateResult } from '../eventlog/flatfile/rotate.js';
+import { flatfileIndexSettings } from '../eventlog/stores.js';
 
 export type { RotateResult } from '../eventlog/flatfile/rotate.js';
 
@@ -14,9 +15,17 @@ function rotatedPath(engine: Engine, named: string | undefined): string {
   return resolve(named === undefined ? engine.settings.eventlog : named.replace(/^ff:/, ''));
 }
 
-export async function rotateEvents(engine: Engine, r: { file?: string | undefined; maxSize?: string | undefined; signal?: AbortSignal }): Promise<RotateResult & { path: string }> {
+export async function rotateEvents(engine: Engine, r: { file?: string | undefined; maxSize?: string | undefined; compress?: boolean; signal?: AbortSignal }): Promise<RotateResult & { path: string }> {
   const path = rotatedPath(engine, r.file);
-  const res = await rotateFlatFile({ path, maxSize: r.maxSize === undefined ? null : parseSize(r.maxSize), lockTimeoutMs: engine.settings.lockTimeoutMs, ...(r.signal ? { signal: r.signal } : {}) });
+  const ix = flatfileIndexSettings(engine);
+  const res = await rotateFlatFile({
+    path,
+    maxSize: r.maxSize === undefined ? null : parseSize(r.maxSize),
+    lockTimeoutMs: engine.settings.lockTimeoutMs,
+    compress: r.compress ?? false,
+    index: { enabled: ix.enabled, cacheDir: ix.cacheDir },
+    ...(r.signal ? { signal: r.signal } : {}),
+  });
   return { ...res, path };
 }
 

@@ -65,7 +65,8 @@ export async function queryEvents(engine: Engine, params: Params, opts: CallOpti
   const chosen = chooseStore(engine, params, opts);
   const { store: ref, query } = parseEventQuery(chosen.params, tz);
   if (opts.everything && chosen.params.limit === undefined) query.limit = NO_LIMIT;
-  const store = chosen.spec ? await openStore(engine, chosen.spec) : await openRequestStore(engine, ref);
+  const spec = chosen.spec && chosen.spec.kind === 'ff' && ref.format === 'ff' && ref.family ? { ...chosen.spec, family: true } : chosen.spec;
+  const store = spec ? await openStore(engine, spec) : await openRequestStore(engine, ref);
   const stats: ScanStats = { malformed: 0 };
   const page = newPageEnd();
   return { store, stats, page, query, events: shapeRows(store, query, { signal: opts.signal, stats, page, summary: !query.verbose, maxReaders: engine.settings.maxReadersPerStore }, (row) => shapeEvent(row, query.verbose, tz)) };

@@ -13,7 +13,7 @@ export const commands: CliCommand[] = [
   lazy('keys', 'manage the keystore: add, list, remove, rotate app keys', async () => (await import('./keys.js')).keysCommand),
   lazy('demo', 'fill the default data folder and answer sample queries (flat file + SQLite)', async () => (await import('./demo.js')).demoCommand),
   lazy('call', 'run one REST request in-process (no signature) and print the JSON', async () => (await import('./call.js')).callCommand),
-  lazy('events', 'query, append, copy, delete, import, export, purge and rotate event records', async () => (await import('./events.js')).eventsCommand),
+  lazy('events', 'query, append, copy, delete, import, export, purge, rotate and index event records', async () => (await import('./events.js')).eventsCommand),
   lazy('iolog', 'I/O logs: chunk, variables, ls, search, list, index, export, replay, screen', async () => (await import('./iolog.js')).iologCommand),
   lazy('generate', 'write deterministic synthetic event logs or I/O log sessions', async () => (await import('./generate.js')).generateCommand),
 ];

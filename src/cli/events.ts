@@ -20,7 +20,8 @@ const HELP = `Usage: evio events SUBCOMMAND ...
   import --from sudo-json|sudo-text FILE [--to STORE]   import a sudo event log (idempotent)
   export STORE [--PARAM VALUE ...] [--format ndjson|csv|json|ecs|ocsf|cef] [--out FILE]   export matching records
   purge  STORE [--PARAM VALUE ...] [--older-than 90d] [--iologs] [--dry-run] [--yes]   delete records and their I/O logs
-  rotate [FILE] [--max-size 1G]      rotate a flat-file event log (recnums continue)
+  rotate [FILE] [--max-size 1G] [--compress]   rotate a flat-file event log (recnums continue)
+  index  [FILE] [--family]           build the skip index of a flat-file event log (and its rotated files)
   (each has --help)
 
 STORE is ff:PATH (NDJSON flat file), db:PATH (SQLite) or a database named in the settings,
@@ -104,11 +105,12 @@ const JOB_SUBCOMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<num
   export: async (argv, io) => (await import('./events-export.js')).runEventsExport(argv, io),
   purge: async (argv, io) => (await import('./events-purge.js')).runEventsPurge(argv, io),
   rotate: async (argv, io) => (await import('./events-rotate.js')).runEventsRotate(argv, io),
+  index: async (argv, io) => (await import('./events-index.js')).runEventsIndex(argv, io),
 };
 
 export const eventsCommand: CliCommand = {
   name: 'events',
-  summary: 'query, append, copy, delete, import, export, purge and rotate event records',
+  summary: 'query, append, copy, delete, import, export, purge, rotate and index event records',
   async run(argv, io) {
     const [sub, ...rest] = argv;
     if (!sub || wantsHelp([sub], HELP, io.out)) {

@@ -9,7 +9,7 @@ import { compileWildcard, type Wildcard } from '../common/wildcard.js';
 import { ORDER_FIELDS, PATTERN_FIELDS, type EType, type EventFilter, type EventQuery, type OrderField, type PatternField } from './types.js';
 
 export type StoreRef =
-  | { format: 'ff'; file: string }
+  | { format: 'ff'; file: string; family?: boolean }
   | { format: 'db'; file: string | null }
   | { format: 'odbc'; dsn: string };
 
@@ -30,7 +30,7 @@ export const DEFAULT_VERBOSE_LIMIT = 512;
 
 
 const FILTER_PARAMS = ['etype', 'from', 'to', 'exittime_from', 'exittime_to', ...PATTERN_FIELDS] as const;
-const QUERY_PARAMS = new Set<string>(['format', 'file', 'dsn', ...FILTER_PARAMS, 'start', 'end', 'offset', 'limit', 'verbose', 'order', 'orderdirection', 'dump']);
+const QUERY_PARAMS = new Set<string>(['format', 'file', 'dsn', ...FILTER_PARAMS, 'start', 'end', 'offset', 'limit', 'verbose', 'order', 'orderdirection', 'dump', 'family']);
 const DELETE_PARAMS = new Set<string>(['format', 'file', 'dsn', ...FILTER_PARAMS, 'start', 'end', 'offset', 'dump', 'all', 'verbose']);
 
 const ETYPE_NAMES: Record<string, EType> = { a: 'A', accept: 'A', r: 'R', reject: 'R', k: 'K', keystroke: 'K', f: 'F', finish: 'F' };
@@ -133,6 +133,10 @@ function parseFilter(params: Params, store: StoreRef, tz: string, dump: boolean,
 export function parseEventQuery(params: Params, tz = 'UTC', now = Date.now() / 1000): ParsedQuery {
   checkKnown(params, QUERY_PARAMS, 'an event query');
   const store = parseStore(params);
+  if (flag(params, 'family', false)) {
+    if (store.format !== 'ff') throw evioError('QUERY_UNKNOWN_PARAMETER', 'family=1 reads a flat file with its rotated files; it goes with format=ff');
+    store.family = true;
+  }
   const dump = flag(params, 'dump', false);
   const verbose = flag(params, 'verbose', false);
   const filter = parseFilter(params, store, tz, dump, now);

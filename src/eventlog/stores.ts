@@ -19,7 +19,7 @@ import type { EventStore } from './types.js';
  * every open must land exactly there (safe-open.ts).
  */
 export type StoreSpec =
-  | { kind: 'ff'; path: string; confined?: boolean }
+  | { kind: 'ff'; path: string; confined?: boolean; family?: boolean }
   /**
    * `existing`: only an existing evio database is opened, never created (reads, deletes).
    * `confined`: named by a request, so every open is checked against the roots.
@@ -137,7 +137,7 @@ export function requestStoreSpec(engine: Engine, ref: StoreRef, forWrite = false
   const s = engine.settings;
   switch (ref.format) {
     case 'ff':
-      return { kind: 'ff', path: requestFile(engine, ref.file, forWrite), confined: true };
+      return { kind: 'ff', path: requestFile(engine, ref.file, forWrite), confined: true, ...(ref.family ? { family: true } : {}) };
     case 'odbc':
       return { kind: 'odbc', dsn: ref.dsn };
     case 'db': {
@@ -177,7 +177,7 @@ export function formatParamsOf(spec: StoreSpec): { format: string; file?: string
 export function storeKey(spec: StoreSpec): string {
   switch (spec.kind) {
     case 'ff':
-      return `store:${spec.kind}${spec.confined ? ':confined' : ''}:${spec.path}`;
+      return `store:${spec.kind}${spec.confined ? ':confined' : ''}${spec.family ? ':family' : ''}:${spec.path}`;
     case 'sqlite':
       // A confined store checks every open; the operator's store of the same file does not.
       return `store:${spec.kind}${spec.confined ? ':confined' : ''}${spec.existing ? ':existing' : ''}:${spec.path}`;
@@ -233,12 +233,25 @@ export async function openStoreByName(engine: Engine, name: string): Promise<Eve
   return openStore(engine, parseStoreName(engine, name));
 }
 
+/** The skip-index settings of flat-file stores (docs/flatfile.md). */
+export function flatfileIndexSettings(engine: Engine): { enabled: boolean; cacheDir: string | null; budgetMs: number } {
+  const s = engine.settings;
+  return { enabled: s.flatfileIndex, cacheDir: s.flatfileIndexDir === '' ? null : s.flatfileIndexDir, budgetMs: s.flatfileIndexBuildMs };
+}
+
 async function createStore(engine: Engine, spec: StoreSpec): Promise<EventStore> {
   const s = engine.settings;
   switch (spec.kind) {
     case 'ff': {
       const { FlatFileStore } = await import('./flatfile/index.js');
-      return new FlatFileStore({ path: spec.path, lockTimeoutMs: s.lockTimeoutMs, maxOpenAccepts: s.maxOpenAccepts, confined: spec.confined ?? false });
+      return new FlatFileStore({
+        path: spec.path,
+        lockTimeoutMs: s.lockTimeoutMs,
+        maxOpenAccepts: s.maxOpenAccepts,
+        confined: spec.confined ?? false,
+        family: spec.family ?? false,
+        index: flatfileIndexSettings(engine),
+      });
     }
     case 'sqlite': {
       const { SqliteStore } = await import('./sqlite/index.js');

@@ -36,6 +36,7 @@ const QUERY_PARAMS: Record<string, ParamSpec> = {
   offset: paging('database: matching records to skip; flat file: resume at a returned record\'s offset'),
   limit: paging('maximum records (default 32768, 512 with verbose=1); a page it cuts ends with more=true and next={the parameters of the next page}'),
   verbose: eventFlag('1 returns complete records'),
+  family: eventFlag('flat file: 1 reads the file with its rotated (and gzipped) files as one log, oldest first; offsets then resume across files'),
   order: enumParam('the field to sort on (database only)', ORDER_FIELDS, 'QUERY_UNKNOWN_ORDER', { allowEmpty: true, default: 'recnum' }),
   orderdirection: enumParam('sort direction (database only)', ['asc', 'desc'], 'QUERY_BAD_DIRECTION', { anyCase: true, allowEmpty: true, default: 'asc' }),
 };

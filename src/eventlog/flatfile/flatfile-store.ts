@@ -16,11 +16,13 @@ import { evioError, isEvioError } from '../../errors.js';
 import { DirHandle, openChecked, OPEN_READ } from '../../safe-open.js';
 import type { AppendResult, DeleteResult, EventFilter, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats } from '../types.js';
 import { appendEvents, type TailCache } from './append.js';
-import { fileSource } from './line-reader.js';
 import { FileLock, type HeldLock } from '../../common/file-lock.js';
 import { cleanupStaleFiles, rewriteWithout, type RewriteOptions } from './rewrite.js';
-import { checkByteOffset, scanRows } from './scan.js';
 import { readLastRecnum } from './tail.js';
+import { listFamily, type FamilyMember } from './family.js';
+import { FinishMerge } from './finish-merge.js';
+import { FAMILY_BASE, queryFile, type FileQueryContext, type IndexSettings, type ReadCounters, type StartAt } from './file-query.js';
+import { dropIndex, indexPathFor, type SkipIndex } from './skip-index.js';
 
 export interface FlatFileStoreOptions {
   path: string;
@@ -36,6 +38,13 @@ export interface FlatFileStoreOptions {
    * symlinks allowed).
    */
   confined?: boolean;
+  /**
+   * Read the log's whole rotation family (family.ts): the rotated files, oldest first, then the
+   * live file, as one stream. Appends and deletes still act on the live file alone.
+   */
+  family?: boolean;
+  /** Skip indexes (skip-index.ts); default on, beside the files, 1 s of building per query. */
+  index?: Partial<IndexSettings>;
 }
 
 export class FlatFileStore implements EventStore {
@@ -50,6 +59,12 @@ export class FlatFileStore implements EventStore {
   private readonly confined: boolean;
   private tail: TailCache | null = null;
   private closed = false;
+  readonly family: boolean;
+  readonly indexSettings: IndexSettings;
+  /** Indexes loaded or built, by index path (checked against their file before every use). */
+  readonly indexCache = new Map<string, SkipIndex>();
+  /** Bytes the last query read (plain bytes, compressed bytes of gzip files). */
+  readonly lastRead: ReadCounters = { bytes: 0 };
 
   constructor(opts: FlatFileStoreOptions) {
     this.path = resolve(opts.path);
@@ -58,6 +73,12 @@ export class FlatFileStore implements EventStore {
     this.maxOpenAccepts = opts.maxOpenAccepts ?? 1_000_000;
     this.readSize = opts.readSize;
     this.confined = opts.confined ?? false;
+    this.family = opts.family ?? false;
+    this.indexSettings = { enabled: true, cacheDir: null, budgetMs: 1000, ...opts.index };
+    // A log a request named lies in a folder the request side may change (symlink swaps,
+    // docs/security.md): its index is read and written only in the operator's cache folder
+    // (flatfileIndexDir), never beside it. Without that folder, such logs are scanned.
+    if (this.confined && this.indexSettings.cacheDir === null) this.indexSettings.enabled = false;
   }
 
   private checkOpen(): void {
@@ -65,51 +86,96 @@ export class FlatFileStore implements EventStore {
   }
 
   /** Opens the log for reading: a regular file, where it was checked to be (confined). */
-  private openChecked(): Promise<FileHandle> {
-    return openChecked(this.path, OPEN_READ, 'file', { at: this.confined ? this.path : null, follow: !this.confined });
+  private openChecked(path = this.path): Promise<FileHandle> {
+    return openChecked(path, OPEN_READ, 'file', { at: this.confined ? path : null, follow: !this.confined });
   }
 
-  private async openForRead(): Promise<FileHandle> {
+  /** Opens a file of the log for reading; null for a missing one when `missingOk`. */
+  private async openForRead(path = this.path, missingOk = false): Promise<FileHandle | null> {
     try {
-      return await this.openChecked();
+      return await this.openChecked(path);
     } catch (err) {
       if (isEvioError(err)) throw err;
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw evioError('STORE_NOT_FOUND', `${this.path} does not exist (a flat-file event log is created by its first append)`);
+        if (missingOk) return null;
+        throw evioError('STORE_NOT_FOUND', `${path} does not exist (a flat-file event log is created by its first append)`);
       }
-      throw evioError('STORE_IO', `cannot open ${this.path}: ${(err as Error).message}`, err);
+      throw evioError('STORE_IO', `cannot open ${path}: ${(err as Error).message}`, err);
     }
+  }
+
+  /** The files a query reads, oldest first, and where it starts. */
+  private async plan(q: EventQuery): Promise<{ members: FamilyMember[]; first: number; start: StartAt }> {
+    if (!this.family) {
+      if (q.byteOffset >= FAMILY_BASE) throw evioError('FF_NO_FAMILY_POSITION', `offset=${q.byteOffset} names a record of a rotated file (a family query's position); add family=1`);
+      return { members: [{ path: this.path, live: true, gz: false }], first: 0, start: { byte: q.byteOffset } };
+    }
+    const members = await listFamily(this.path);
+    if (q.byteOffset >= FAMILY_BASE) return { members, first: 0, start: { afterRecnum: q.byteOffset - FAMILY_BASE } };
+    // A byte offset is a position in the live file: the rotated files lie before it.
+    if (q.byteOffset > 0) return { members, first: members.length - 1, start: { byte: q.byteOffset } };
+    return { members, first: 0, start: { byte: 0 } };
   }
 
   async *query(q: EventQuery, opts: QueryOptions = {}): AsyncIterable<EventRow> {
     this.checkOpen();
     opts.signal?.throwIfAborted();
-    const fh = await this.openForRead();
-    try {
-      const source = fileSource(fh);
-      const { size } = await fh.stat();
-      await checkByteOffset(source, size, q.byteOffset, this.path);
-      const stats = opts.stats ?? this.stats;
-      stats.malformed = 0;
-      yield* scanRows(source, q, {
-        sizeHint: size - q.byteOffset,
-        maxOpenAccepts: this.maxOpenAccepts,
-        signal: opts.signal,
-        stats,
-        ...(this.readSize === undefined ? {} : { readSize: this.readSize }),
-      });
-    } catch (err) {
-      if (err instanceof Error && err.name !== 'EvioError' && err.name !== 'AbortError' && (err as NodeJS.ErrnoException).code) {
-        throw evioError('STORE_IO', `reading ${this.path} failed: ${err.message}`, err);
-      }
-      throw err;
-    } finally {
-      await fh.close();
+    if (q.order !== 'recnum' || q.direction !== 'asc') {
+      throw evioError('QUERY_ORDER_ON_FLATFILE', 'flat files are read in recnum order; order and orderdirection are refused');
     }
+    const { members, first, start } = await this.plan(q);
+    const stats = opts.stats ?? this.stats;
+    stats.malformed = 0;
+    this.lastRead.bytes = 0;
+    const ctx: FileQueryContext = {
+      q,
+      merge: new FinishMerge(q, q.skip, q.limit, this.maxOpenAccepts),
+      stats,
+      signal: opts.signal,
+      maxOpenAccepts: this.maxOpenAccepts,
+      readSize: this.readSize,
+      freq: { value: null },
+      index: this.indexSettings,
+      cache: this.indexCache,
+      counters: this.lastRead,
+      budgetLeft: this.indexSettings.budgetMs,
+    };
+    const merge = ctx.merge;
+    if (merge.done) return;
+    let at: StartAt = start;
+    for (let m = first; m < members.length && !merge.done; m++) {
+      const member = members[m]!;
+      // The live file of a family may be missing (rotated, not yet appended to): no rows.
+      const fh = await this.openForRead(member.path, this.family && (!member.live || members.length > 1));
+      if (fh === null) continue;
+      try {
+        // Resuming after a recnum: the files before the first one holding a greater recnum answer
+        // nothing; from that one on, files are read from their start.
+        if (yield* queryFile(member.path, fh, member.live, this.family, at, ctx)) at = { byte: 0 };
+      } catch (err) {
+        if (err instanceof Error && err.name !== 'EvioError' && err.name !== 'AbortError' && (err as NodeJS.ErrnoException).code) {
+          throw evioError('STORE_IO', `reading ${member.path} failed: ${err.message}`, err);
+        }
+        throw err;
+      } finally {
+        await fh.close();
+      }
+    }
+    if (merge.done) return;
+    merge.endOfInput();
+    const out: EventRow[] = [];
+    merge.drain(out);
+    for (const row of out) yield row;
+  }
+
+  /** Gzip members of a family are read-only (their blocks are compressed once, by rotate). */
+  private refuseGzip(): void {
+    if (this.path.endsWith('.gz')) throw evioError('FF_GZIP_READ_ONLY', `${this.path} is a compressed rotated log; appends and deletes go to plain files`);
   }
 
   async append(events: Iterable<NewEvent> | AsyncIterable<NewEvent>, opts: QueryOptions = {}): Promise<AppendResult> {
     this.checkOpen();
+    this.refuseGzip();
     return this.writing(async (dir, held) => {
       await this.afterTakeover(dir, held);
       const { result, cache } = await appendEvents({ path: this.path, dir, cache: this.tail, signal: opts.signal }, events).catch((err: unknown) => {
@@ -123,11 +189,20 @@ export class FlatFileStore implements EventStore {
 
   async delete(filter: EventFilter, opts: QueryOptions = {}): Promise<DeleteResult> {
     this.checkOpen();
+    this.refuseGzip();
     return this.writing(async (dir) => {
       this.tail = null;
       const ropts: RewriteOptions = { maxOpenAccepts: this.maxOpenAccepts, signal: opts.signal };
       if (this.readSize !== undefined) ropts.readSize = this.readSize;
-      return rewriteWithout(dir, this.path, filter, ropts);
+      const res = await rewriteWithout(dir, this.path, filter, ropts);
+      // The rename gave the path a new inode, which the old index does not name: it is stale
+      // from that instant (indexMatches). Removing it only saves the next query the check.
+      if (res.deleted > 0) {
+        const idx = indexPathFor(this.path, this.indexSettings.cacheDir);
+        this.indexCache.delete(idx);
+        await dropIndex(idx);
+      }
+      return res;
     }, opts.signal);
   }
 

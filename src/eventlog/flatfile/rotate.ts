@@ -20,6 +20,7 @@ import { link, lstat, open, readdir, rename, stat, truncate, unlink, type FileHa
 import { basename, dirname, join, resolve } from 'node:path';
 import { evioError } from '../../errors.js';
 import { cleanupStaleFiles, FileLock } from './index.js';
+import { compressRotated } from './compress.js';
 import { readLines } from '../import/line-source.js';
 import { isStoredEvent } from '../record.js';
 import { readJson, removeDurableScratch, removeFile, syncDir, writeJsonDurably } from '../../common/job-files.js';
@@ -35,6 +36,10 @@ export interface RotateOptions {
   signal?: AbortSignal;
   /** Test hook: called after each step (1-5); the kill test stops the process there. */
   onStep?: (step: number) => Promise<void> | void;
+  /** Compress the rotated file into gzip members with its skip index (compress.ts), after the lock is released. */
+  compress?: boolean;
+  /** Where skip indexes live (settings): null = beside the files. */
+  index?: { enabled: boolean; cacheDir: string | null };
 }
 
 export interface RotateResult {
@@ -49,6 +54,8 @@ export interface RotateResult {
   carriedRecnum: number | null;
   /** What an interrupted earlier rotation needed, if one was found. */
   recovered: string | null;
+  /** With compress: the .gz the rotated file became. */
+  compressedTo?: string | null;
 }
 
 interface RotateJournal {
@@ -60,7 +67,7 @@ interface RotateJournal {
   pid: number;
 }
 
-const ROTATED_SUFFIX = /^\d{8}T\d{6}Z(?:-\d+)?$/;
+const ROTATED_SUFFIX = /^\d{8}T\d{6}Z(?:-\d+)?(?:\.gz)?$/;
 
 function stampOf(d: Date): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
@@ -201,20 +208,34 @@ async function recover(path: string, jpath: string): Promise<string | null> {
   return what;
 }
 
+async function taken(name: string): Promise<boolean> {
+  try {
+    await lstat(name);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+}
+
 async function freeName(path: string, d: Date): Promise<string> {
   const base = `${path}.${stampOf(d)}`;
   for (let i = 1; ; i++) {
     const name = i === 1 ? base : `${base}-${i}`;
-    try {
-      await lstat(name);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return name;
-      throw err;
-    }
+    // Taken also when a compressed one has the name (a plain file beside it would hide it).
+    if (!(await taken(name)) && !(await taken(`${name}.gz`))) return name;
   }
 }
 
 export async function rotateFlatFile(opts: RotateOptions): Promise<RotateResult> {
+  const res = await rotateUnderLock(opts);
+  if (!opts.compress || !res.rotated || !res.rotatedTo) return res;
+  // The rotated file is no writer's any more: compressing it needs no lock.
+  const c = await compressRotated(res.rotatedTo, { ...(opts.index ? { index: opts.index } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+  return { ...res, compressedTo: c.path };
+}
+
+async function rotateUnderLock(opts: RotateOptions): Promise<RotateResult> {
   const path = resolve(opts.path);
   const jpath = `${path}.rotating`;
   const lock = new FileLock(path, { timeoutMs: opts.lockTimeoutMs ?? 10_000 });
@@ -298,7 +319,7 @@ export async function listRotated(path: string): Promise<Array<{ path: string; s
   const out: Array<{ path: string; size: number }> = [];
   // Oldest first: by time stamp, then by the -N of rotations within one second (-10 after -9).
   const order = (n: string): [string, number] => {
-    const [stamp, k] = n.slice(base.length).split('-');
+    const [stamp, k] = n.slice(base.length).replace(/\.gz$/, '').split('-');
     return [stamp!, k === undefined ? 1 : Number(k)];
   };
   const rotated = names.filter((n) => n.startsWith(base) && ROTATED_SUFFIX.test(n.slice(base.length)));

@@ -29,6 +29,18 @@ export interface ScanOptions extends LineReaderOptions {
   noPrefilter?: boolean;
   /** Held rows beyond which rows are packed (finish-merge.ts; tests use small values). */
   packAfter?: number;
+  /**
+   * A finish merge shared with other parts of the same answer (the other files of a log family,
+   * the blocks an index scan read). The scan then neither ends the merge at its end of input nor
+   * yields the rows still waiting: the caller does.
+   */
+  merge?: FinishMerge;
+  /** Where the scan starts (default the query's byteOffset). */
+  start?: number;
+  /** The offset a row carries, from the position after its line (default that position). */
+  offsetOf?: (end: number, recnum: number) => number;
+  /** Byte frequencies for the needle search, shared between the parts of one answer. */
+  freq?: { value: Uint32Array | null };
 }
 
 /** Checks a query's byte offset: 0, or a line start within the file (the offset of some record). */
@@ -57,12 +69,15 @@ export async function* scanRows(source: ByteSource, q: EventQuery, opts: ScanOpt
   if (q.order !== 'recnum' || q.direction !== 'asc') {
     throw evioError('QUERY_ORDER_ON_FLATFILE', 'flat files are read in recnum order; order and orderdirection are refused');
   }
-  const merge = new FinishMerge(q, q.skip, q.limit, opts.maxOpenAccepts, opts.packAfter);
+  const shared = opts.merge !== undefined;
+  const merge = opts.merge ?? new FinishMerge(q, q.skip, q.limit, opts.maxOpenAccepts, opts.packAfter);
   if (merge.done) return;
+  const startAt = opts.start ?? q.byteOffset;
+  const offsetOf = opts.offsetOf;
   const stats = opts.stats;
   const signal = opts.signal;
   // A scan from the start steps over a byte order mark (bom.ts); a later offset is after a '\n'.
-  const reader = new LineReader(source, q.byteOffset === 0 ? await bomLength(source) : q.byteOffset, opts);
+  const reader = new LineReader(source, startAt === 0 ? await bomLength(source) : startAt, opts);
   const counter = new LineCounter(source);
   const types = admittedTypes(q);
   const typeBytes = admittedTypeBytes(q);
@@ -167,7 +182,7 @@ export async function* scanRows(source: ByteSource, q: EventQuery, opts: ScanOpt
           stats.malformed++;
         } else {
           if (rec.etype === 'F' && merge.pendingCount > 0) merge.offerFinish(rec);
-          if (merge.admitting && hasNeedle && matchesRecord(rec, q, types)) merge.addCandidate(rec, reader.pos(e + 1), text);
+          if (merge.admitting && hasNeedle && matchesRecord(rec, q, types)) merge.addCandidate(rec, offsetOf ? offsetOf(reader.pos(e + 1), rec.recnum) : reader.pos(e + 1), text);
           merge.drain(out);
         }
         if (merge.done) {
@@ -192,7 +207,11 @@ export async function* scanRows(source: ByteSource, q: EventQuery, opts: ScanOpt
         if (!more) break;
         if (plan !== null) {
           if (literalCursors === null) {
-            const freq = byteFrequencies(reader.buf, reader.start, reader.complete);
+            let freq = opts.freq?.value ?? null;
+            if (freq === null) {
+              freq = byteFrequencies(reader.buf, reader.start, reader.complete);
+              if (opts.freq) opts.freq.value = freq;
+            }
             literalCursors = [plan.needle, ...plan.hazards].map((b) => new NeedleCursor(new ByteNeedle(b, freq)));
           } else {
             for (const c of literalCursors) c.reset();
@@ -210,6 +229,7 @@ export async function* scanRows(source: ByteSource, q: EventQuery, opts: ScanOpt
     }
     // End of file: a torn last line (no newline) is malformed; waiting accepts have no finish.
     if (reader.tornTail()) stats.malformed++;
+    if (shared) return;
     merge.endOfInput();
     merge.drain(out);
     for (const row of out) yield row;
