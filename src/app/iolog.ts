@@ -3,8 +3,6 @@
 // to the worker pool. The main thread only routes; an export streams on it (file I/O only).
 import type { Writable } from 'node:stream';
 import type { Engine } from '../engine.js';
-import { exportAsciicast } from '../iolog/export-asciicast.js';
-import { openSession } from '../iolog/locate.js';
 import type { ReplayResult } from '../iolog/replay.js';
 import type { ScreenResult } from '../iolog/screen.js';
 import type { CommandsResult } from '../iolog/commands.js';
@@ -22,12 +20,11 @@ import type { DirListing } from '../iolog/listing.js';
 import type { Variables } from '../iolog/log-info.js';
 import { flag, nonNegativeInt, required, single, type Params } from '../iolog/params.js';
 import { RegexBudget } from '../iolog/request-budget.js';
-import { parseSearchQuery, type SearchMatch, type SessionSearchResult } from '../iolog/search.js';
-import { checkGlob } from '../iolog/walk.js';
-import { dropFromSeekIndex, type SeekBuildStats, type SeekScreenResult } from '../iolog/seek.js';
+import type { SearchMatch, SessionSearchResult } from '../iolog/search.js';
+import type { SeekBuildStats, SeekScreenResult } from '../iolog/seek.js';
 import { resolve } from 'node:path';
-import { seekIndexPath } from '../iolog/seek-store.js';
-import { resolveEventSession, type EventSession } from '../iolog/event-session.js';
+import { dropFromSeekIndex, seekIndexPath } from '../iolog/seek-store.js';
+import type { EventSession } from '../iolog/event-session.js';
 
 export type { Params } from '../iolog/params.js';
 
@@ -87,6 +84,8 @@ export interface SearchRun {
 /** GET /REST/iolog/search?file=GLOB&query=KEYWORD:REGEX[&detail=1] */
 export async function iologSearch(engine: Engine, params: Params, signal?: AbortSignal): Promise<SearchRun> {
   const glob = required(params, 'file');
+  // The query parser and the glob check are loaded by a search, not by every CLI command.
+  const [{ parseSearchQuery }, { checkGlob }] = await Promise.all([import('../iolog/search.js'), import('../iolog/walk.js')]);
   const query = parseSearchQuery(required(params, 'query'));
   const detail = flag(params, 'detail');
   checkGlob(glob);
@@ -294,7 +293,9 @@ export async function iologScreenFromStart(engine: Engine, params: Params, signa
  * its path relative to its root (usable as file=) and its identity (uniqueid, users, command).
  */
 export async function iologEventSession(engine: Engine, params: Params): Promise<EventSession> {
-  return resolveEventSession(roots(engine), required(params, 'iolog'));
+  const iolog = required(params, 'iolog');
+  const { resolveEventSession } = await import('../iolog/event-session.js');
+  return resolveEventSession(roots(engine), iolog);
 }
 
 /** Builds or extends one session's seek index now (otherwise the first seek does). */
@@ -322,7 +323,9 @@ export async function iologCommands(engine: Engine, params: Params, signal?: Abo
 export async function iologExport(engine: Engine, params: Params, open: () => Writable, signal?: AbortSignal): Promise<Writable> {
   const format = single(params, 'format');
   if (format !== 'asciicast') throw evioError('IOLOG_BAD_EXPORT_FORMAT', `--format ${String(format ?? '(missing)')}: use --format asciicast`);
-  const session = await openSession(roots(engine), required(params, 'file'));
+  const file = required(params, 'file');
+  const [{ openSession }, { exportAsciicast }] = await Promise.all([import('../iolog/locate.js'), import('../iolog/export-asciicast.js')]);
+  const session = await openSession(roots(engine), file);
   const out = open();
   await exportAsciicast(session, out, signal);
   return out;

@@ -19,8 +19,6 @@ import {
 import { IOLOG_LIST_PARAMS, IOLOG_LIST_REPEATABLE } from '../app/routes/iolog.js';
 import { parseFlags, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
-import { runReplay, runScreen } from './replay.js';
-import { runPlay } from './play.js';
 
 interface Sub {
   usage: string;
@@ -213,9 +211,10 @@ export const iologCommand: CliCommand = {
       return name ? 0 : 2;
     }
     // replay and screen compose the session reader with src/replay; they parse their own flags.
-    if (name === 'replay') return runReplay(rest, io);
-    if (name === 'screen') return runScreen(rest, io);
-    if (name === 'play') return runPlay(rest, io);
+    // Loaded when run: the player and the replay printers are not every iolog command's cost.
+    if (name === 'replay') return (await import('./replay.js')).runReplay(rest, io);
+    if (name === 'screen') return (await import('./replay.js')).runScreen(rest, io);
+    if (name === 'play') return (await import('./play.js')).runPlay(rest, io);
     const sub = SUBS[name];
     if (!sub) throw usageError(`unknown iolog command "${name}" (use ${Object.keys(SUBS).join(', ')})`);
     if (wantsHelp(rest, subHelp(name), io.out)) return 0;

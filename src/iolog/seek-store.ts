@@ -3,7 +3,7 @@
 // signature, totals, and the build's end) and its keyframes, keyed by (path, time, position)
 // so the keyframe at or before a time is one B-tree lookup. It is a cache: deleting the file
 // only costs a rebuild at the next seek.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { evioError } from '../errors.js';
@@ -124,4 +124,38 @@ export function keyframeAtOrBefore(db: SeekDb, path: string, ms: number): Keyfra
 /** The last keyframe at or before a data-stream position. */
 export function keyframeAtOrBeforePos(db: SeekDb, path: string, pos: number): Keyframe | null {
   return toKeyframe(db.prepare('SELECT ms, pos, resume, snap FROM keyframes WHERE path = ? AND pos <= ? ORDER BY pos DESC, ms DESC LIMIT 1').get(path, pos) as KeyframeRow | undefined);
+}
+
+/** One open handle per seek index file and thread: opening costs more than a lookup. */
+const handles = new Map<string, SeekDb>();
+export function seekDb(file: string): SeekDb {
+  let db = handles.get(file);
+  if (!db) {
+    db = openSeekDb(file);
+    handles.set(file, db);
+  }
+  return db;
+}
+
+/**
+ * The seek index for a read that can do without it (a chunk by position): null when the file
+ * does not exist (no session has been seeked in) or cannot be opened (a read-only data folder),
+ * so reading never fails, nor creates the file, because of it.
+ */
+export function seekDbIfAny(file: string): SeekDb | null {
+  if (!handles.has(file) && !existsSync(file)) return null;
+  try {
+    return seekDb(file);
+  } catch {
+    return null;
+  }
+}
+
+/** Drops purged sessions (and everything below a purged directory) from the seek index. */
+export function dropFromSeekIndex(seekFile: string, paths: readonly string[]): number {
+  const db = seekDbIfAny(seekFile);
+  if (!db) return 0;
+  let n = 0;
+  for (const p of paths) n += dropSeekSessionsUnder(db, p);
+  return n;
 }

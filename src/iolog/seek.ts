@@ -19,11 +19,11 @@ import { SEEK_KEYFRAME_BYTES, SEEK_KEYFRAME_RECORDS, SEEK_WRITE_BATCH } from './
 import { openSession } from './locate.js';
 import {
   dropSeekSession,
-  dropSeekSessionsUnder,
   keyframeAtOrBefore,
   keyframeAtOrBeforePos,
-  openSeekDb,
   readSeekSession,
+  seekDb,
+  seekDbIfAny,
   writeKeyframes,
   writeSeekSession,
   type Keyframe,
@@ -35,31 +35,6 @@ import type { StreamName } from './timing.js';
 
 const OUTPUT: ReadonlySet<StreamName> = new Set<StreamName>(['ttyout', 'stdout', 'stderr']);
 const NO_STREAMS: ReadonlySet<StreamName> = new Set<StreamName>();
-
-/** One open handle per seek index file and thread: opening costs more than a lookup. */
-const handles = new Map<string, SeekDb>();
-function seekDb(file: string): SeekDb {
-  let db = handles.get(file);
-  if (!db) {
-    db = openSeekDb(file);
-    handles.set(file, db);
-  }
-  return db;
-}
-
-/**
- * The seek index for a read that can do without it (a chunk by position): null when the file
- * does not exist (no session has been seeked in) or cannot be opened (a read-only data folder),
- * so reading never fails, nor creates the file, because of it.
- */
-function seekDbIfAny(file: string): SeekDb | null {
-  if (!handles.has(file) && !existsSync(file)) return null;
-  try {
-    return seekDb(file);
-  } catch {
-    return null;
-  }
-}
 
 /** Milliseconds from the session's start of an event or point (the cut the screen uses). */
 const msOf = (p: { sec: number; nsec: number }): number => p.sec * 1000 + p.nsec / 1e6;
@@ -310,14 +285,6 @@ export async function seekChunk(roots: readonly string[], seekFile: string, r: S
   return r.atMs !== undefined ? { ...chunk, at: r.atMs / 1000 } : chunk;
 }
 
-/** Drops purged sessions (and everything below a purged directory) from the seek index. */
-export function dropFromSeekIndex(seekFile: string, paths: readonly string[]): number {
-  const db = seekDbIfAny(seekFile);
-  if (!db) return 0;
-  let n = 0;
-  for (const p of paths) n += dropSeekSessionsUnder(db, p);
-  return n;
-}
 
 /** The seek index of one session brought up to date (`evio iolog seek-index`, the benchmark). */
 export async function buildSeekIndex(roots: readonly string[], seekFile: string, file: string, signal?: AbortSignal): Promise<SeekBuildStats & { file: string; bytes: number; duration: number }> {

@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateSessions } from '../../src/iolog/generate-sessions.js';
 import { writeLongSession } from '../../src/iolog/generate-shell-session.js';
 import { sessionScreen } from '../../src/iolog/screen.js';
-import { buildSeekIndex, dropFromSeekIndex, seekChunk, seekScreen } from '../../src/iolog/seek.js';
-import { openSeekDb, readSeekSession } from '../../src/iolog/seek-store.js';
+import { buildSeekIndex, seekChunk, seekScreen } from '../../src/iolog/seek.js';
+import { dropFromSeekIndex, openSeekDb, readSeekSession } from '../../src/iolog/seek-store.js';
 import { copySamples, removeDir, tempDir } from './helpers.js';
 
 const dirs: string[] = [];
