@@ -82,8 +82,11 @@ export async function queryLegacyEvents(engine: Engine, params: Params, opts: Ca
   return { store, stats, page, events: shapeRows(store, query, { signal: opts.signal, stats, page, summary: false, maxReaders: engine.settings.maxReadersPerStore }, (row) => shapeLegacyEvent(row, tz)) };
 }
 
-/** Events streamed to callers since the process started (metrics); counted as they are shaped. */
-export const eventsStreamed = { returned: 0 };
+/**
+ * Since the process started (metrics): events streamed to callers, counted as they are shaped,
+ * and the bytes of flat-file logs the queries read to find them.
+ */
+export const eventsStreamed = { returned: 0, bytesRead: 0 };
 
 /** A query's shaped rows; it holds one of the store's reader slots from its first row to its end. */
 async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: AbortSignal | undefined; stats: ScanStats; page: PageEnd; summary: boolean; maxReaders: number }, shape: (r: EventRow) => T): AsyncIterable<T> {
@@ -100,6 +103,7 @@ async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: A
     }
   } finally {
     release();
+    eventsStreamed.bytesRead += opts.stats.bytesRead ?? 0;
   }
 }
 

@@ -94,13 +94,15 @@ export async function readiness(engine: Engine, timeoutMs = READY_TIMEOUT_MS): P
 
 export interface OpsFigures {
   eventsReturned: number;
+  /** Bytes of flat-file logs read by event queries (what was scanned to find the rows). */
+  flatfileBytesRead: number;
   lanes: Record<'bulk' | 'interactive', LaneStats>;
 }
 
 /** Counters and pool figures for GET /metrics: read only, nothing is started for them. */
 export async function opsFigures(engine: Engine): Promise<OpsFigures> {
   const pool = await iologPool(engine);
-  return { eventsReturned: eventsStreamed.returned, lanes: pool.stats() };
+  return { eventsReturned: eventsStreamed.returned, flatfileBytesRead: eventsStreamed.bytesRead, lanes: pool.stats() };
 }
 
 /** Sessions in the I/O-log index (null: not built), counted in a worker; cached for `maxAgeMs`. */

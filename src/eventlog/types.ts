@@ -112,6 +112,12 @@ export interface DeleteResult {
 export interface ScanStats {
   /** Lines that were not valid events (flat files): skipped, never fatal. */
   malformed: number;
+  /**
+   * Bytes of the log this query read (flat files: plain bytes, and the compressed bytes of gzip
+   * members; a skip index makes it a fraction of the file). Databases scan on their side and
+   * leave it unset.
+   */
+  bytesRead?: number;
 }
 
 export type StoreKind = 'ff' | 'sqlite' | 'pg' | 'odbc' | 'memory';

@@ -51,6 +51,16 @@ function buildMetrics(engine: Engine): { registry: Registry; requests: Counter<s
       this.inc(f.eventsReturned);
     },
   });
+  new Counter({
+    name: 'evio_flatfile_bytes_read_total',
+    help: 'Bytes of flat-file event logs read by queries to find their rows (compressed bytes for gzip members): the scan cost behind evio_events_returned_total',
+    registers: [registry],
+    async collect() {
+      const f = await opsFigures(engine);
+      this.reset();
+      this.inc(f.flatfileBytesRead);
+    },
+  });
   const lanes = (name: string, help: string, pick: (l: { threads: number; queueSize: number; utilization: number }) => number) =>
     new Gauge({
       name,

@@ -122,6 +122,7 @@ describe('GET /metrics', () => {
     expect(t).toMatch(/^evio_http_request_duration_seconds_count\{method="GET",route="\/healthz",status="200"\} 1$/m);
     expect(t).toMatch(/^# TYPE evio_http_request_duration_seconds histogram$/m);
     expect(Number(/^evio_events_returned_total (\d+)$/m.exec(t)![1])).toBeGreaterThanOrEqual(7);
+    expect(Number(/^evio_flatfile_bytes_read_total (\d+)$/m.exec(t)![1])).toBeGreaterThan(0);
     expect(t).toMatch(/^evio_auth_failures_total 1$/m);
     expect(t).toMatch(/^evio_worker_threads\{lane="bulk"\} \d+$/m);
     expect(t).toMatch(/^evio_worker_queue_size\{lane="interactive"\} \d+$/m);

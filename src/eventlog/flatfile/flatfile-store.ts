@@ -126,7 +126,10 @@ export class FlatFileStore implements EventStore {
     const { members, first, start } = await this.plan(q);
     const stats = opts.stats ?? this.stats;
     stats.malformed = 0;
+    stats.bytesRead = 0;
     this.lastRead.bytes = 0;
+    // This query's own count: a store serves concurrent queries.
+    const counters: ReadCounters = { bytes: 0 };
     const ctx: FileQueryContext = {
       q,
       merge: new FinishMerge(q, q.skip, q.limit, this.maxOpenAccepts),
@@ -137,7 +140,7 @@ export class FlatFileStore implements EventStore {
       freq: { value: null },
       index: this.indexSettings,
       cache: this.indexCache,
-      counters: this.lastRead,
+      counters,
       budgetLeft: this.indexSettings.budgetMs,
     };
     const merge = ctx.merge;
@@ -159,6 +162,8 @@ export class FlatFileStore implements EventStore {
         throw err;
       } finally {
         await fh.close();
+        stats.bytesRead = counters.bytes;
+        this.lastRead.bytes = counters.bytes;
       }
     }
     if (merge.done) return;

@@ -17,7 +17,7 @@ import { buildIndexes } from '../../../src/eventlog/flatfile/index-files.js';
 import { rotateFlatFile } from '../../../src/eventlog/flatfile/rotate.js';
 import { MemoryStore } from '../../../src/eventlog/memory-store.js';
 import { parseEventQuery } from '../../../src/eventlog/query.js';
-import type { EventQuery, EventRow, EventStore, StoredEvent } from '../../../src/eventlog/types.js';
+import type { EventQuery, EventRow, EventStore, ScanStats, StoredEvent } from '../../../src/eventlog/types.js';
 import { runConformance } from '../conformance/run.js';
 import { runPropertyTest } from '../property/run.js';
 import { collect, comparable, query, tempDir } from './helpers.js';
@@ -171,9 +171,20 @@ describe('skip index: missing, stale, truncated, corrupt, another version, appen
     // A selective query reads a fraction of the file.
     await collect(s.query(parseEventQuery({ format: 'ff', file: 'x', uniqueid: 's120' }).query));
     expect(s.lastRead.bytes).toBeLessThan(statSync(path).size / 10);
+    const selectiveAlone = s.lastRead.bytes;
     const scan = new FlatFileStore({ path, index: OFF });
     await collect(scan.query(parseEventQuery({ format: 'ff', file: 'x', uniqueid: 's120' }).query));
     expect(scan.lastRead.bytes).toBeGreaterThanOrEqual(statSync(path).size);
+    // Each query counts its own bytes (the metrics' evio_flatfile_bytes_read_total), also when
+    // two run at once on one store: a selective one through the index, a full one that scans.
+    const selective: ScanStats = { malformed: 0 };
+    const full: ScanStats = { malformed: 0 };
+    await Promise.all([
+      collect(s.query(parseEventQuery({ format: 'ff', file: 'x', uniqueid: 's120' }).query, { stats: selective })),
+      collect(s.query(parseEventQuery({ format: 'ff', file: 'x', dump: '1' }).query, { stats: full })),
+    ]);
+    expect(selective.bytesRead).toBe(selectiveAlone);
+    expect(full.bytesRead).toBe(statSync(path).size);
   });
 
   const damages: Array<[string, (path: string, idx: string) => void]> = [
