@@ -27,6 +27,7 @@ import {
   COL_FIELDS, COL_OVERFLOW, DEFAULT_BLOCK_BYTES, ETYPE_BIT, indexMatches, indexPathFor, loadIndex, saveIndex, UID_UNKNOWN, type SkipIndex,
 } from './skip-index.js';
 import { uniqueidHash } from './prefilter.js';
+import { readAt } from './read-at.js';
 
 /** Files smaller than this many blocks get no index from queries (`evio events index` still builds one). */
 export const MIN_INDEXED_BLOCKS = 4;
@@ -409,13 +410,8 @@ function locate(base: number, pos: number, buf: Buffer): number {
 }
 
 async function readRange(fh: FileHandle, pos: number, len: number): Promise<Buffer> {
-  const buf = Buffer.allocUnsafe(len);
-  let got = 0;
-  while (got < len) {
-    const { bytesRead } = await fh.read(buf, got, len - got, pos + got);
-    if (bytesRead <= 0) break;
-    got += bytesRead;
-  }
+  const buf = await readAt(fh, len, pos);
+  const got = buf.length;
   if (got < len) throw evioError('STORE_IO', `the file ended at byte ${pos + got}, inside a block its index describes (it was rewritten meanwhile); query again`);
   return buf;
 }

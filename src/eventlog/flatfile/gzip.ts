@@ -17,6 +17,7 @@ import { createGunzip, deflateRawSync, gunzip as gunzipCb, crc32, inflateRawSync
 import { promisify } from 'node:util';
 import { evioError } from '../../errors.js';
 import type { ByteSource } from './line-reader.js';
+import { readAt } from './read-at.js';
 
 const gunzipAsync = promisify(gunzipCb);
 
@@ -68,14 +69,8 @@ export async function memberLength(fh: FileHandle, pos: number): Promise<number 
 
 /** Decompresses one member read from [pos, pos + len). */
 export async function readMember(fh: FileHandle, pos: number, len: number): Promise<Buffer> {
-  const c = Buffer.allocUnsafe(len);
-  let got = 0;
-  while (got < len) {
-    const { bytesRead } = await fh.read(c, got, len - got, pos + got);
-    if (bytesRead <= 0) break;
-    got += bytesRead;
-  }
-  const m = c.subarray(0, got);
+  const m = await readAt(fh, len, pos);
+  const got = m.length;
   // One of ours (the index names only our members): inflate the deflate body in one call into
   // a buffer of the size the trailer states, and check the trailer's CRC-32 (native, fast).
   if (got === len && got > MEMBER_HEADER + 8 && m[3] === 4 && m.readUInt16LE(10) === 8) {

@@ -24,6 +24,7 @@ import { compressRotated } from './compress.js';
 import { readLines } from '../import/line-source.js';
 import { isStoredEvent } from '../record.js';
 import { readJson, removeDurableScratch, removeFile, syncDir, writeJsonDurably } from '../../common/job-files.js';
+import { readAt } from './read-at.js';
 
 export interface RotateOptions {
   /** The flat-file event log. */
@@ -73,16 +74,6 @@ function stampOf(d: Date): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 }
 
-async function readAt(fh: FileHandle, len: number, pos: number): Promise<Buffer> {
-  const buf = Buffer.alloc(len);
-  let got = 0;
-  while (got < len) {
-    const { bytesRead } = await fh.read(buf, got, len - got, pos + got);
-    if (bytesRead <= 0) break;
-    got += bytesRead;
-  }
-  return buf.subarray(0, got);
-}
 
 async function lastNewlineBefore(fh: FileHandle, before: number): Promise<number> {
   const BLOCK = 64 * 1024;

@@ -27,6 +27,7 @@ import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { parseJsonLine, lacksRecnum, toStoredEvent } from './parse-line.js';
 import { uniqueidHash } from './prefilter.js';
+import { readAt } from './read-at.js';
 
 export const INDEX_VERSION = 1;
 const MAGIC = Buffer.from('EVFFIX01');
@@ -106,16 +107,6 @@ export function indexPathFor(dataPath: string, cacheDir: string | null): string 
   return join(cacheDir, `${h}-${basename(dataPath)}.evidx`);
 }
 
-async function readAt(fh: FileHandle, len: number, pos: number): Promise<Buffer> {
-  const buf = Buffer.allocUnsafe(len);
-  let got = 0;
-  while (got < len) {
-    const { bytesRead } = await fh.read(buf, got, len - got, pos + got);
-    if (bytesRead <= 0) break;
-    got += bytesRead;
-  }
-  return buf.subarray(0, got);
-}
 
 const SAMPLE = 64 << 10;
 

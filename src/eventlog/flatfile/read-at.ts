@@ -1,0 +1,15 @@
+// One positioned read of a byte range, looping over short reads (a read may return less than
+// asked before the end of the file). Shorter only at the end of the file.
+import type { FileHandle } from 'node:fs/promises';
+
+/** Up to `len` bytes at `pos`; fewer only where the file ends. */
+export async function readAt(fh: FileHandle, len: number, pos: number): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(len);
+  let got = 0;
+  while (got < len) {
+    const { bytesRead } = await fh.read(buf, got, len - got, pos + got);
+    if (bytesRead <= 0) break;
+    got += bytesRead;
+  }
+  return got === len ? buf : buf.subarray(0, got);
+}
