@@ -205,7 +205,9 @@ describe('kill test', () => {
     for (let round = 0; round < 8; round++) {
       const d = child('deleter.mjs', [file, 'victim', 'loop']);
       await d.waitFor(/^ready/);
-      await sleep(100 + rand() * 600);
+      // Until a delete has completed, each window is longer: a loaded machine deletes slower,
+      // and the race is only meaningful once deletes land between the kills.
+      await sleep((100 + rand() * 600) * (deletesDone === 0 ? 1 + round : 1));
       await d.kill();
       deletesDone += d.lines.filter((l) => l.startsWith('deleted')).length;
     }
