@@ -794,14 +794,14 @@ export class Screen implements ParserHandler {
    * Moves the rows top..bottom (buffer indexes) by n: `up` drops rows at the top and adds blank
    * ones at the bottom, else the reverse. Scrolling (SU/SD, LF at the margin) and IL/DL are all this.
    */
-  private shiftRows(top: number, bottom: number, n: number, up: boolean): void {
+  private shiftRows(top: number, bottom: number, n: number, up: boolean, bg = this.eraseBg): void {
     const b = this.buffer;
     n = Math.min(n, bottom - top + 1);
     while (n--) {
       const from = up ? top : bottom;
       this.gone(b.lines.at(from));
       b.lines.splice(from, 1);
-      b.lines.splice(up ? bottom : top, 0, b.blankLine(false, this.eraseBg));
+      b.lines.splice(up ? bottom : top, 0, b.blankLine(false, bg));
     }
   }
 
@@ -812,7 +812,8 @@ export class Screen implements ParserHandler {
 
   private scrollDown(n: number): void {
     const b = this.buffer;
-    this.shiftRows(b.ybase + b.scrollTop, b.ybase + b.scrollBottom, n, false);
+    // SD brings in default lines (xterm.js does, unlike its SU, IL and DL).
+    this.shiftRows(b.ybase + b.scrollTop, b.ybase + b.scrollBottom, n, false, 0);
   }
 
   /** IL (insert) and DL (delete): the rows from the cursor's to the bottom margin move. */
