@@ -49,8 +49,8 @@ export class ScreenLine {
     }
     this.cells.fill(EMPTY_CELL, 0, cols);
     this.length = cols;
-    if (bg) this.fillAttrs(0, cols, 0, bg);
-    else this.attrs = null;
+    // A line that had attributes keeps its array (zeroed): scrolling coloured output reuses it.
+    if (bg || this.attrs !== null) this.fillAttrs(0, cols, 0, bg);
     this.combined = null;
     this.isWrapped = isWrapped;
     this.time = -1;
@@ -174,14 +174,16 @@ export class ScreenLine {
   replaceCells(start: number, end: number, fg = 0, bg = 0): void {
     if (start && this.getWidth(start - 1) === 2) this.clearCell(start - 1, fg, bg);
     if (end < this.length && this.getWidth(end - 1) === 2) this.clearCell(end, fg, bg);
-    while (start < end && start < this.length) this.clearCell(start++, fg, bg);
+    end = Math.min(end, this.length);
+    if (start >= end) return;
+    this.cells.fill(EMPTY_CELL, start, end);
+    if (this.attrs !== null || (fg | bg) !== 0) this.fillAttrs(start, end, fg, bg);
   }
 
   fill(cell: number = EMPTY_CELL, fg = 0, bg = 0): void {
     this.cells.fill(cell, 0, this.length);
     this.combined = null;
-    if ((fg | bg) === 0) this.attrs = null;
-    else this.fillAttrs(0, this.length, fg, bg);
+    if (this.attrs !== null || (fg | bg) !== 0) this.fillAttrs(0, this.length, fg, bg);
   }
 
   resize(cols: number): void {
