@@ -40,6 +40,11 @@ export class Pen {
   /** Applies CSI … m, following xterm.js's charAttributes (what it stores in its buffer). */
   sgr(params: Params): void {
     const n = params.length;
+    if (n === 1 && params.values[0] === 0) {
+      this.fg = 0;
+      this.bg = 0;
+      return;
+    }
     for (let i = 0; i < n; i++) {
       const p = params.values[i]!;
       if (p >= 30 && p <= 37) this.fg = (this.fg & ~(CM_MASK | COLOR_MASK)) | CM_P16 | (p - 30);
