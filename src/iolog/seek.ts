@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { renderScreen } from '../replay/render.js';
 import { Screen } from '../replay/screen.js';
 import { repaintScreen, screenCells, type ScreenCell } from '../replay/screen-repaint.js';
-import { restoreScreen, snapshotScreen, SnapshotError } from '../replay/screen-snapshot.js';
+import { restoreScreen, SNAPSHOT_VERSION, snapshotScreen, SnapshotError } from '../replay/screen-snapshot.js';
 import { writeSessionOutput } from '../replay/session-replay.js';
 import { showsTtyOnly } from './screen.js';
 import { buildChunk, type ChunkResult } from './chunk.js';
@@ -47,15 +47,18 @@ function apply(screen: Screen, ev: SessionEvent, ttyOnly: boolean): void {
 
 const copyPoint = (p: ResumePoint): ResumePoint => ({ ...p, streams: [...p.streams] });
 
-/** What says whether a sudo session changed: the timing file's inode, size and mtime. */
+/**
+ * What says whether a sudo session changed: the timing file's inode, size and mtime, and the
+ * keyframes' format (a new snapshot version makes every index entry stale, so it is rebuilt).
+ */
 async function signature(session: IologSession): Promise<{ sig: string; ino: number; size: number }> {
   const st = await stat(join(session.path, 'timing'));
-  return { sig: `${st.ino}:${st.size}:${st.mtimeMs}`, ino: st.ino, size: st.size };
+  return { sig: `${st.ino}:${st.size}:${st.mtimeMs}:s${SNAPSHOT_VERSION}`, ino: st.ino, size: st.size };
 }
 
-function sigParts(sig: string): { ino: number; size: number } {
-  const [ino, size] = sig.split(':');
-  return { ino: Number(ino), size: Number(size) };
+function sigParts(sig: string): { ino: number; size: number; snapshot: string } {
+  const [ino, size, , snapshot] = sig.split(':');
+  return { ino: Number(ino), size: Number(size), snapshot: snapshot ?? '' };
 }
 
 export interface SeekBuildStats {
@@ -82,7 +85,7 @@ export async function ensureSeekIndex(db: SeekDb, session: IologSession, signal?
   if (row) {
     const old = sigParts(row.sig);
     // Grown in place (a live session): continue from the last keyframe. Anything else: anew.
-    if (old.ino === ino && size > old.size && row.keyframes > 0) {
+    if (old.ino === ino && size > old.size && row.keyframes > 0 && old.snapshot === `s${SNAPSHOT_VERSION}`) {
       from = keyframeAtOrBefore(db, session.path, Infinity);
       keyframes = row.keyframes;
     }

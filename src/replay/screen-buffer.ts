@@ -25,6 +25,9 @@ export class ScreenBuffer {
   /** Absolute line index (ybase + y) of the saved cursor, as xterm.js keeps it. */
   savedY = 0;
   savedCharset: Charset = null;
+  /** SGR attributes saved with the cursor (DECSC). */
+  savedFg = 0;
+  savedBg = 0;
   cols: number;
   rows: number;
   /** Called with every line the buffer drops (scrolled out of memory, trimmed, cleared away). */
@@ -47,8 +50,9 @@ export class ScreenBuffer {
     return this.hasScrollback ? rows + this.scrollback : rows;
   }
 
-  blankLine(isWrapped = false): ScreenLine {
-    return new ScreenLine(this.cols, isWrapped);
+  /** A blank line; `bg` is the erase attribute its cells take (back colour erase). */
+  blankLine(isWrapped = false, bg = 0): ScreenLine {
+    return new ScreenLine(this.cols, isWrapped, bg);
   }
 
   /** The line of screen row y. */
@@ -56,9 +60,9 @@ export class ScreenBuffer {
     return this.lines.at(this.ybase + y);
   }
 
-  fillViewportRows(): void {
+  fillViewportRows(bg = 0): void {
     if (this.lines.length === 0) {
-      for (let i = 0; i < this.rows; i++) this.lines.push(this.blankLine());
+      for (let i = 0; i < this.rows; i++) this.lines.push(this.blankLine(false, bg));
     }
   }
 

@@ -4,6 +4,9 @@
 // the code point (0 = an empty cell), bit 21 marks a cell whose text is a base character plus
 // combining characters (kept in `combined`), bits 22-23 hold the cell width: 1, 2 for the first
 // cell of a wide character, 0 for the cell a wide character covers. An empty cell has width 1.
+//
+// Attributes (SGR) live apart, in `attrs`: two words per cell (fg, bg; see cell-attrs.ts), null
+// while every cell of the row has the default attributes, so text-only sessions pay nothing.
 
 export const CODE_MASK = 0x1fffff;
 export const COMBINED_FLAG = 0x200000;
@@ -14,6 +17,8 @@ export const EMPTY_CELL = 1 << WIDTH_SHIFT;
 export class ScreenLine {
   cells: Uint32Array;
   length: number;
+  /** fg, bg words per cell (interleaved, 2 × cells.length), or null: all cells default. */
+  attrs: Uint32Array | null = null;
   /** Text of cells carrying combining characters, by column. */
   combined: Map<number, string> | null = null;
   /** The row continues the row above it (autowrap). */
@@ -28,17 +33,24 @@ export class ScreenLine {
   /** Kept by processed text: the row as it showed before the write of stamp `mod` changed it. */
   shown: ScreenLine | null = null;
 
-  constructor(cols: number, isWrapped = false) {
+  /** A blank line; `bg` (an erase attribute: background colour only) fills its cells. */
+  constructor(cols: number, isWrapped = false, bg = 0) {
     this.cells = new Uint32Array(cols).fill(EMPTY_CELL);
     this.length = cols;
     this.isWrapped = isWrapped;
+    if (bg) this.fillAttrs(0, cols, 0, bg);
   }
 
   /** Makes this line a blank one of `cols` cells (reusing a line that scrolled out of memory). */
-  reset(cols: number, isWrapped: boolean): void {
-    if (this.cells.length < cols) this.cells = new Uint32Array(cols);
+  reset(cols: number, isWrapped: boolean, bg = 0): void {
+    if (this.cells.length < cols) {
+      this.cells = new Uint32Array(cols);
+      this.attrs = null;
+    }
     this.cells.fill(EMPTY_CELL, 0, cols);
     this.length = cols;
+    // A line that had attributes keeps its array (zeroed): scrolling coloured output reuses it.
+    if (bg || this.attrs !== null) this.fillAttrs(0, cols, 0, bg);
     this.combined = null;
     this.isWrapped = isWrapped;
     this.time = -1;
@@ -54,18 +66,61 @@ export class ScreenLine {
     return (this.cells[i]! & HAS_CONTENT_MASK) !== 0;
   }
 
-  setCell(i: number, cp: number, width: number): void {
+  /** The fg word of cell i (colour, mode and fg flags; 0 = default). */
+  fg(i: number): number {
+    return this.attrs === null ? 0 : this.attrs[2 * i]!;
+  }
+
+  /** The bg word of cell i (colour, mode and bg flags; 0 = default). */
+  bg(i: number): number {
+    return this.attrs === null ? 0 : this.attrs[2 * i + 1]!;
+  }
+
+  /** Sets the attributes of cell i (allocates `attrs` only for a non-default one). */
+  setAttr(i: number, fg: number, bg: number): void {
+    let a = this.attrs;
+    if (a === null) {
+      if ((fg | bg) === 0) return;
+      a = this.attrs = new Uint32Array(this.cells.length * 2);
+    }
+    a[2 * i] = fg;
+    a[2 * i + 1] = bg;
+  }
+
+  /** Sets the attributes of cells [start, end). */
+  fillAttrs(start: number, end: number, fg: number, bg: number): void {
+    let a = this.attrs;
+    if (a === null) {
+      if ((fg | bg) === 0) return;
+      a = this.attrs = new Uint32Array(this.cells.length * 2);
+    }
+    if ((fg | bg) === 0) {
+      a.fill(0, 2 * start, 2 * end);
+      return;
+    }
+    for (let i = 2 * start, e = 2 * end; i < e; i += 2) {
+      a[i] = fg;
+      a[i + 1] = bg;
+    }
+  }
+
+  setCell(i: number, cp: number, width: number, fg = 0, bg = 0): void {
     this.cells[i] = cp | (width << WIDTH_SHIFT);
+    if (this.attrs !== null || (fg | bg) !== 0) this.setAttr(i, fg, bg);
   }
 
-  clearCell(i: number): void {
+  /** Empties cell i; fg/bg are the attributes it takes (an erase: the background colour only). */
+  clearCell(i: number, fg = 0, bg = 0): void {
     this.cells[i] = EMPTY_CELL;
+    if (this.attrs !== null || (fg | bg) !== 0) this.setAttr(i, fg, bg);
   }
 
-  /** Copies cell `from` of `src` (with its combining text) to cell `to` of this line. */
+  /** Copies cell `from` of `src` (with its combining text and attributes) to cell `to` of this line. */
   private copyCell(src: ScreenLine, from: number, to: number): void {
     const v = src.cells[from]!;
     this.cells[to] = v;
+    if (src.attrs !== null) this.setAttr(to, src.attrs[2 * from]!, src.attrs[2 * from + 1]!);
+    else if (this.attrs !== null) this.setAttr(to, 0, 0);
     if (v & COMBINED_FLAG) {
       this.combined ??= new Map();
       this.combined.set(to, src.combined?.get(from) ?? '');
@@ -90,41 +145,45 @@ export class ScreenLine {
   }
 
   /** ICH: shifts cells right from pos, filling with empty cells; wide characters cut in half are cleared. */
-  insertCells(pos: number, n: number): void {
+  insertCells(pos: number, n: number, fg = 0, bg = 0): void {
     pos %= this.length;
-    if (pos && this.getWidth(pos - 1) === 2) this.clearCell(pos - 1);
+    if (pos && this.getWidth(pos - 1) === 2) this.clearCell(pos - 1, fg, bg);
     if (n < this.length - pos) {
       for (let i = this.length - pos - n - 1; i >= 0; --i) this.copyCell(this, pos + i, pos + n + i);
-      for (let i = 0; i < n; ++i) this.clearCell(pos + i);
+      for (let i = 0; i < n; ++i) this.clearCell(pos + i, fg, bg);
     } else {
-      for (let i = pos; i < this.length; ++i) this.clearCell(i);
+      for (let i = pos; i < this.length; ++i) this.clearCell(i, fg, bg);
     }
-    if (this.getWidth(this.length - 1) === 2) this.clearCell(this.length - 1);
+    if (this.getWidth(this.length - 1) === 2) this.clearCell(this.length - 1, fg, bg);
   }
 
   /** DCH: shifts cells left into pos, filling the end with empty cells. */
-  deleteCells(pos: number, n: number): void {
+  deleteCells(pos: number, n: number, fg = 0, bg = 0): void {
     pos %= this.length;
     if (n < this.length - pos) {
       for (let i = 0; i < this.length - pos - n; ++i) this.copyCell(this, pos + n + i, pos + i);
-      for (let i = this.length - n; i < this.length; ++i) this.clearCell(i);
+      for (let i = this.length - n; i < this.length; ++i) this.clearCell(i, fg, bg);
     } else {
-      for (let i = pos; i < this.length; ++i) this.clearCell(i);
+      for (let i = pos; i < this.length; ++i) this.clearCell(i, fg, bg);
     }
-    if (pos && this.getWidth(pos - 1) === 2) this.clearCell(pos - 1);
-    if (this.getWidth(pos) === 0 && !this.hasContent(pos)) this.clearCell(pos);
+    if (pos && this.getWidth(pos - 1) === 2) this.clearCell(pos - 1, fg, bg);
+    if (this.getWidth(pos) === 0 && !this.hasContent(pos)) this.clearCell(pos, fg, bg);
   }
 
   /** Empties cells [start, end), and the other half of a wide character cut at either edge. */
-  replaceCells(start: number, end: number): void {
-    if (start && this.getWidth(start - 1) === 2) this.clearCell(start - 1);
-    if (end < this.length && this.getWidth(end - 1) === 2) this.clearCell(end);
-    while (start < end && start < this.length) this.clearCell(start++);
+  replaceCells(start: number, end: number, fg = 0, bg = 0): void {
+    if (start && this.getWidth(start - 1) === 2) this.clearCell(start - 1, fg, bg);
+    if (end < this.length && this.getWidth(end - 1) === 2) this.clearCell(end, fg, bg);
+    end = Math.min(end, this.length);
+    if (start >= end) return;
+    this.cells.fill(EMPTY_CELL, start, end);
+    if (this.attrs !== null || (fg | bg) !== 0) this.fillAttrs(start, end, fg, bg);
   }
 
-  fill(cell: number = EMPTY_CELL): void {
+  fill(cell: number = EMPTY_CELL, fg = 0, bg = 0): void {
     this.cells.fill(cell, 0, this.length);
     this.combined = null;
+    if (this.attrs !== null || (fg | bg) !== 0) this.fillAttrs(0, this.length, fg, bg);
   }
 
   resize(cols: number): void {
@@ -134,6 +193,13 @@ export class ScreenLine {
         const grown = new Uint32Array(cols);
         grown.set(this.cells.subarray(0, this.length));
         this.cells = grown;
+        if (this.attrs !== null) {
+          const attrs = new Uint32Array(cols * 2);
+          attrs.set(this.attrs.subarray(0, this.length * 2));
+          this.attrs = attrs;
+        }
+      } else if (this.attrs !== null) {
+        this.attrs.fill(0, this.length * 2, cols * 2);
       }
       this.cells.fill(EMPTY_CELL, this.length, cols);
     } else if (this.combined) {
@@ -144,6 +210,7 @@ export class ScreenLine {
 
   copyFrom(src: ScreenLine): void {
     this.cells = src.cells.slice(0, src.length);
+    this.attrs = src.attrs ? src.attrs.slice(0, src.length * 2) : null;
     this.length = src.length;
     this.combined = src.combined ? new Map(src.combined) : null;
     this.isWrapped = src.isWrapped;

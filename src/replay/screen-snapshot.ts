@@ -1,14 +1,18 @@
 // A keyframe of the screen model: its whole state (both buffers with scrollback, cursor, saved
-// cursor, scroll region, tab stops, modes, charsets) as bytes, and back. The seek index of
+// cursor, scroll region, tab stops, modes, charsets, cell and current attributes) as bytes, and back. The seek index of
 // src/iolog stores one every few hundred KB of output, so the screen at any moment costs one
 // restore plus the bytes since the keyframe. The parser is not part of it: a snapshot is only
 // taken while the parser is idle (no escape sequence or UTF-8 character partly read).
 //
 // Layout (then deflated, raw, level 1: rows of cells compress well):
 //   u32 header length, header JSON (sizes, cursor, modes, charsets, combined characters) padded
-//   to a multiple of 8, then per buffer (normal, alt) per line: u32 length, u32 wrapped, f64 time,
-//   length × u32 cells. Everything stays 4-byte aligned, so a restore makes each line's cells a
+//   to a multiple of 8, then per buffer (normal, alt) per line: u32 length, u32 flags (1 wrapped,
+//   2 has attributes), f64 time, length × u32 cells, and with flag 2 length × 2 u32 attributes
+//   (fg, bg per cell). Everything stays 4-byte aligned, so a restore makes each line's cells a
 //   view into one copy of the inflated bytes instead of a copy per line.
+//
+// Version 2 added the attributes; a keyframe of another version raises SnapshotError, and the
+// seek index (src/iolog/seek.ts) then rebuilds its keyframes.
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { DEC_SPECIAL_GRAPHICS, UK, type Charset } from './charsets.js';
 import { LineRing } from './line-ring.js';
@@ -35,6 +39,8 @@ interface BufferHeader {
   savedX: number;
   savedY: number;
   savedCharset: number;
+  savedFg: number;
+  savedBg: number;
   cols: number;
   rows: number;
   maxLength: number;
@@ -43,8 +49,10 @@ interface BufferHeader {
   combined: Array<[number, number, string]>;
 }
 
+export const SNAPSHOT_VERSION = 2;
+
 interface Header {
-  v: 1;
+  v: typeof SNAPSHOT_VERSION;
   cols: number;
   rows: number;
   scrollback: number;
@@ -55,6 +63,8 @@ interface Header {
   charset: number;
   joinState: number;
   time: number;
+  fg: number;
+  bg: number;
   normal: BufferHeader;
   alt: BufferHeader;
 }
@@ -69,14 +79,17 @@ function bufferHeader(b: ScreenBuffer): BufferHeader {
   for (let x = 0; x < b.tabs.length; x++) if (b.tabs[x]) tabs.push(x);
   return {
     ybase: b.ybase, x: b.x, y: b.y, scrollTop: b.scrollTop, scrollBottom: b.scrollBottom, tabs,
-    savedX: b.savedX, savedY: b.savedY, savedCharset: charsetId(b.savedCharset),
+    savedX: b.savedX, savedY: b.savedY, savedCharset: charsetId(b.savedCharset), savedFg: b.savedFg >>> 0, savedBg: b.savedBg >>> 0,
     cols: b.cols, rows: b.rows, maxLength: b.lines.maxLength, lines: b.lines.length, combined,
   };
 }
 
 function linesSize(b: ScreenBuffer): number {
   let n = 0;
-  for (let i = 0; i < b.lines.length; i++) n += 16 + 4 * b.lines.at(i).length;
+  for (let i = 0; i < b.lines.length; i++) {
+    const line = b.lines.at(i);
+    n += 16 + (line.attrs ? 12 : 4) * line.length;
+  }
   return n;
 }
 
@@ -84,12 +97,17 @@ function writeLines(b: ScreenBuffer, view: DataView, out: Uint8Array, at: number
   for (let i = 0; i < b.lines.length; i++) {
     const line = b.lines.at(i);
     view.setUint32(at, line.length, true);
-    view.setUint32(at + 4, line.isWrapped ? 1 : 0, true);
+    view.setUint32(at + 4, (line.isWrapped ? 1 : 0) | (line.attrs ? 2 : 0), true);
     view.setFloat64(at + 8, line.time, true);
     at += 16;
     const cells = new Uint8Array(line.cells.buffer, line.cells.byteOffset, line.length * 4);
     out.set(cells, at);
     at += cells.length;
+    if (line.attrs) {
+      const attrs = new Uint8Array(line.attrs.buffer, line.attrs.byteOffset, line.length * 8);
+      out.set(attrs, at);
+      at += attrs.length;
+    }
   }
   return at;
 }
@@ -98,9 +116,9 @@ function writeLines(b: ScreenBuffer, view: DataView, out: Uint8Array, at: number
 export function snapshotScreen(screen: Screen): Uint8Array {
   const s = screen.exportState();
   const header: Header = {
-    v: 1, cols: s.cols, rows: s.rows, scrollback: s.scrollback, alternate: s.alternate, modes: s.modes,
+    v: SNAPSHOT_VERSION, cols: s.cols, rows: s.rows, scrollback: s.scrollback, alternate: s.alternate, modes: s.modes,
     charsets: s.charsets.map(charsetId), glevel: s.glevel, charset: charsetId(s.charset),
-    joinState: s.joinState, time: s.time, normal: bufferHeader(s.normal), alt: bufferHeader(s.alt),
+    joinState: s.joinState, time: s.time, fg: s.fg >>> 0, bg: s.bg >>> 0, normal: bufferHeader(s.normal), alt: bufferHeader(s.alt),
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const body = align8(4 + json.length);
@@ -122,7 +140,8 @@ function readBuffer(h: BufferHeader, hasScrollback: boolean, scrollback: number,
   for (let i = 0; i < h.lines; i++) {
     if (at + 16 > view.byteLength) throw new SnapshotError('snapshot is truncated');
     const len = view.getUint32(at, true);
-    const line = new ScreenLine(0, view.getUint32(at + 4, true) === 1);
+    const flags = view.getUint32(at + 4, true);
+    const line = new ScreenLine(0, (flags & 1) === 1);
     line.time = view.getFloat64(at + 8, true);
     at += 16;
     if (at + len * 4 > view.byteLength) throw new SnapshotError('snapshot is truncated');
@@ -130,6 +149,11 @@ function readBuffer(h: BufferHeader, hasScrollback: boolean, scrollback: number,
     line.cells = new Uint32Array(view.buffer, view.byteOffset + at, len);
     line.length = len;
     at += len * 4;
+    if (flags & 2) {
+      if (at + len * 8 > view.byteLength) throw new SnapshotError('snapshot is truncated');
+      line.attrs = new Uint32Array(view.buffer, view.byteOffset + at, len * 2);
+      at += len * 8;
+    }
     b.lines.push(line);
   }
   for (const [i, col, text] of h.combined) {
@@ -148,6 +172,8 @@ function readBuffer(h: BufferHeader, hasScrollback: boolean, scrollback: number,
   b.savedX = h.savedX;
   b.savedY = h.savedY;
   b.savedCharset = charsetOf(h.savedCharset);
+  b.savedFg = h.savedFg;
+  b.savedBg = h.savedBg;
   return [b, at];
 }
 
@@ -160,7 +186,7 @@ export function restoreScreen(bytes: Uint8Array): Screen {
     raw = new Uint8Array(inflateRawSync(bytes));
     const len = new DataView(raw.buffer).getUint32(0, true);
     header = JSON.parse(Buffer.from(raw.buffer, 4, len).toString('utf8')) as Header;
-    if (header.v !== 1) throw new SnapshotError(`snapshot version ${String(header.v)} is unknown`);
+    if (header.v !== SNAPSHOT_VERSION) throw new SnapshotError(`snapshot version ${String(header.v)} is unknown`);
   } catch (err) {
     if (err instanceof SnapshotError) throw err;
     throw new SnapshotError(`snapshot does not decode: ${(err as Error).message}`);
@@ -171,6 +197,6 @@ export function restoreScreen(bytes: Uint8Array): Screen {
   return Screen.fromState({
     cols: header.cols, rows: header.rows, scrollback: header.scrollback, alternate: header.alternate, modes: header.modes,
     charsets: header.charsets.map(charsetOf), glevel: header.glevel, charset: charsetOf(header.charset),
-    joinState: header.joinState, time: header.time, normal, alt,
+    joinState: header.joinState, time: header.time, fg: header.fg, bg: header.bg, normal, alt,
   });
 }

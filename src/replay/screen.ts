@@ -1,17 +1,19 @@
-// The screen model: a VT500-class terminal reduced to what shows as text (no colours).
+// The screen model: a VT500-class terminal reduced to what it displays: text and cell attributes.
 //
 // Feed it the bytes of a session (and its window changes) and it holds the screen at that point:
 // cursor, autowrap with pending wrap (the cursor may sit at x === cols), tab stops, scroll
 // regions, origin mode, insert mode, the alternate screen, erase/insert/delete of characters and
 // lines, save/restore cursor, DEC line drawing, wide and combining characters, and resize with
-// reflow. The behaviour of each control follows xterm.js's InputHandler (MIT), which is the
+// reflow, and SGR attributes (colours and flags, cell-attrs.ts) with back colour erase: erased
+// and inserted cells and scrolled-in lines take the current background, as in xterm. The behaviour of each control follows xterm.js's InputHandler (MIT), which is the
 // oracle of our fidelity tests; the code is ours. Deliberate differences from xterm.js:
 //   - in origin mode, relative moves (CUU/CUD/CUF/CUB, HPR/VPR) and CHA/HPA keep the row instead
 //     of adding the region's top again (an xterm.js quirk);
 //   - national replacement charsets other than UK show as ASCII;
-//   - selective erase (DECSED/DECSEL) erases like ED/EL, since no cell attributes are kept;
+//   - selective erase (DECSED/DECSEL) erases like ED/EL (the protection attribute is not kept);
 //   - counts are capped at what can have an effect, so a hostile `CSI 999999999 L` costs nothing.
 import { charWidth } from './char-width.js';
+import { eraseBg, Pen } from './cell-attrs.js';
 import { charsetFor, type Charset } from './charsets.js';
 import type { Params } from './params.js';
 import { Parser, type ParserHandler } from './parser.js';
@@ -46,6 +48,9 @@ export interface ScreenState {
   charset: Charset;
   joinState: number;
   time: number;
+  /** Current SGR attributes (cell-attrs.ts). */
+  fg: number;
+  bg: number;
   normal: ScreenBuffer;
   alt: ScreenBuffer;
 }
@@ -84,6 +89,9 @@ export class Screen implements ParserHandler {
   private charsets: Charset[] = [null, null, null, null];
   private glevel = 0;
   private charset: Charset = null;
+
+  /** The current SGR attributes. */
+  private readonly pen = new Pen();
 
   /** Width and join flag of the last printed character (for combining characters and REP). */
   private joinState = 0;
@@ -185,6 +193,8 @@ export class Screen implements ParserHandler {
       ...this.charsetState,
       joinState: this.joinState,
       time: this.time,
+      fg: this.pen.fg,
+      bg: this.pen.bg,
       normal: this.normal,
       alt: this.alt,
     };
@@ -209,6 +219,8 @@ export class Screen implements ParserHandler {
     screen.charset = s.charset;
     screen.joinState = s.joinState;
     screen.time = s.time;
+    screen.pen.fg = s.fg;
+    screen.pen.bg = s.bg;
     return screen;
   }
 
@@ -224,6 +236,11 @@ export class Screen implements ParserHandler {
     return this.buffer === this.alt;
   }
 
+  /** The current SGR attributes (fg, bg words of cell-attrs.ts). */
+  get attrs(): { fg: number; bg: number } {
+    return { fg: this.pen.fg, bg: this.pen.bg };
+  }
+
   /** The line at screen row y (0 = top). */
   row(y: number): ScreenLine {
     return this.buffer.row(y);
@@ -236,6 +253,8 @@ export class Screen implements ParserHandler {
     const cols = this.cols;
     const charset = this.charset;
     const now = this.time;
+    const fg = this.pen.fg;
+    const bg = this.pen.bg;
     let row = b.row(b.y);
     this.touch(row);
     row.time = now;
@@ -278,16 +297,16 @@ export class Screen implements ParserHandler {
       if (shouldJoin && b.x) {
         const offset = row.getWidth(b.x - 1) ? 1 : 2;
         row.addCodepoint(b.x - offset, code, chWidth);
-        for (let delta = chWidth - oldWidth; --delta >= 0; ) row.setCell(b.x++, 0, 0);
+        for (let delta = chWidth - oldWidth; --delta >= 0; ) row.setCell(b.x++, 0, 0, fg, bg);
         continue;
       }
       if (this.insertMode) {
-        row.insertCells(b.x, chWidth - oldWidth);
-        if (row.getWidth(cols - 1) === 2) row.clearCell(cols - 1);
+        row.insertCells(b.x, chWidth - oldWidth, fg, bg);
+        if (row.getWidth(cols - 1) === 2) row.clearCell(cols - 1, fg, bg);
       }
-      row.setCell(b.x++, code, chWidth);
+      row.setCell(b.x++, code, chWidth, fg, bg);
       if (chWidth > 0) {
-        while (--chWidth) row.setCell(b.x++, 0, 0);
+        while (--chWidth) row.setCell(b.x++, 0, 0, fg, bg);
       }
     }
     this.joinState = join;
@@ -298,7 +317,7 @@ export class Screen implements ParserHandler {
     if (this.runOpen) return;
     this.runOpen = true;
     const b = this.buffer;
-    if (b.x && row.getWidth(b.x - 1) === 2) row.clearCell(b.x - 1);
+    if (b.x && row.getWidth(b.x - 1) === 2) row.clearCell(b.x - 1, this.pen.fg, this.pen.bg);
   }
 
   /** End of a print run: a right half left without its wide character becomes an empty cell. */
@@ -307,7 +326,7 @@ export class Screen implements ParserHandler {
     this.runOpen = false;
     const b = this.buffer;
     const row = b.row(b.y);
-    if (b.x < this.cols && row.getWidth(b.x) === 0 && !row.hasContent(b.x)) row.clearCell(b.x);
+    if (b.x < this.cols && row.getWidth(b.x) === 0 && !row.hasContent(b.x)) row.clearCell(b.x, this.pen.fg, this.pen.bg);
   }
 
   /** Moves to the next row for autowrap (scrolling at the region's bottom); returns the new row. */
@@ -329,7 +348,7 @@ export class Screen implements ParserHandler {
     row.time = this.time;
     // A combining character that widened the last cell takes that cell to the next row.
     if (oldWidth > 0) row.copyCellsFrom(oldRow, oldCol, 0, oldWidth, false);
-    while (oldCol < cols) oldRow.clearCell(oldCol++);
+    while (oldCol < cols) oldRow.clearCell(oldCol++, this.pen.fg, this.pen.bg);
     return row;
   }
 
@@ -357,6 +376,8 @@ export class Screen implements ParserHandler {
       const cells = row.cells;
       let x = b.x;
       for (let k = 0; k < n; k++) cells[x++] = data[i++]! | EMPTY_CELL;
+      // Attributes per run, not per cell; a row that never had any keeps none.
+      if (row.attrs !== null || (this.pen.fg | this.pen.bg) !== 0) row.fillAttrs(b.x, x, this.pen.fg, this.pen.bg);
       b.x = x;
     }
     this.joinState = 1 << 1;
@@ -465,7 +486,7 @@ export class Screen implements ParserHandler {
     switch ((collect << 8) | final) {
       case 0x40: // @ ICH
         this.restrictCursor();
-        this.changed(b.y).insertCells(b.x, n);
+        this.changed(b.y).insertCells(b.x, n, 0, this.eraseBg);
         break;
       case 0x2040: // SP @ SL
         this.shiftColumns(0, n, false);
@@ -524,7 +545,7 @@ export class Screen implements ParserHandler {
         break;
       case 0x50: // P DCH
         this.restrictCursor();
-        this.changed(b.y).deleteCells(b.x, n);
+        this.changed(b.y).deleteCells(b.x, n, 0, this.eraseBg);
         break;
       case 0x53: // S SU
         this.scrollUp(n);
@@ -534,7 +555,7 @@ export class Screen implements ParserHandler {
         break;
       case 0x58: // X ECH
         this.restrictCursor();
-        this.changed(b.y).replaceCells(b.x, b.x + n);
+        this.changed(b.y).replaceCells(b.x, b.x + n, 0, this.eraseBg);
         break;
       case 0x5a: // Z CBT
         if (b.x < this.cols) for (let k = Math.min(n, this.cols); k > 0; k--) b.x = b.prevStop();
@@ -548,6 +569,9 @@ export class Screen implements ParserHandler {
       case 0x67: // g TBC
         if (p0 === 0) b.clearTab(b.x);
         else if (p0 === 3) b.clearAllTabs();
+        break;
+      case 0x6d: // m SGR
+        this.pen.sgr(params);
         break;
       case 0x68: // h SM
         this.setModes(params, true);
@@ -592,6 +616,11 @@ export class Screen implements ParserHandler {
 
   str(): void {
     // SOS/PM/APC have no visible effect.
+  }
+
+  /** What erased and inserted cells take (back colour erase): the current background colour. */
+  private get eraseBg(): number {
+    return eraseBg(this.pen.bg);
   }
 
   /** Row y, stamped as changed by this write. */
@@ -670,6 +699,8 @@ export class Screen implements ParserHandler {
     b.savedX = b.x;
     b.savedY = b.ybase + b.y;
     b.savedCharset = this.charset;
+    b.savedFg = this.pen.fg;
+    b.savedBg = this.pen.bg;
   }
 
   private restoreCursor(): void {
@@ -677,6 +708,8 @@ export class Screen implements ParserHandler {
     b.x = b.savedX || 0;
     b.y = Math.max(b.savedY - b.ybase, 0);
     this.charset = b.savedCharset;
+    this.pen.fg = b.savedFg;
+    this.pen.bg = b.savedBg;
     this.restrictCursor();
   }
 
@@ -719,7 +752,7 @@ export class Screen implements ParserHandler {
       const bottom = b.lines.get(b.ybase + b.y + height);
       if (bottom) this.gone(bottom);
       b.lines.shiftElements(b.ybase + b.y, height, 1);
-      b.lines.set(b.ybase + b.y, b.blankLine());
+      b.lines.set(b.ybase + b.y, b.blankLine(false, this.eraseBg));
     } else {
       b.y--;
       this.restrictCursor();
@@ -738,17 +771,17 @@ export class Screen implements ParserHandler {
       if (willTrim) this.gone(lines.at(0));
       if (bottomRow === lines.length - 1) {
         // A full buffer reuses the line it drops (no allocation per scrolled line).
-        if (willTrim) lines.recycle().reset(this.cols, isWrapped);
-        else lines.push(b.blankLine(isWrapped));
+        if (willTrim) lines.recycle().reset(this.cols, isWrapped, this.eraseBg);
+        else lines.push(b.blankLine(isWrapped, this.eraseBg));
       } else {
-        lines.splice(bottomRow + 1, 0, b.blankLine(isWrapped));
+        lines.splice(bottomRow + 1, 0, b.blankLine(isWrapped, this.eraseBg));
       }
       if (!willTrim) b.ybase++;
     } else {
       const top = lines.at(topRow);
       this.gone(top);
       lines.shiftElements(topRow + 1, bottomRow - topRow, -1);
-      top.reset(this.cols, isWrapped);
+      top.reset(this.cols, isWrapped, this.eraseBg);
       lines.set(bottomRow, top);
     }
   }
@@ -761,14 +794,14 @@ export class Screen implements ParserHandler {
    * Moves the rows top..bottom (buffer indexes) by n: `up` drops rows at the top and adds blank
    * ones at the bottom, else the reverse. Scrolling (SU/SD, LF at the margin) and IL/DL are all this.
    */
-  private shiftRows(top: number, bottom: number, n: number, up: boolean): void {
+  private shiftRows(top: number, bottom: number, n: number, up: boolean, bg = this.eraseBg): void {
     const b = this.buffer;
     n = Math.min(n, bottom - top + 1);
     while (n--) {
       const from = up ? top : bottom;
       this.gone(b.lines.at(from));
       b.lines.splice(from, 1);
-      b.lines.splice(up ? bottom : top, 0, b.blankLine());
+      b.lines.splice(up ? bottom : top, 0, b.blankLine(false, bg));
     }
   }
 
@@ -779,7 +812,8 @@ export class Screen implements ParserHandler {
 
   private scrollDown(n: number): void {
     const b = this.buffer;
-    this.shiftRows(b.ybase + b.scrollTop, b.ybase + b.scrollBottom, n, false);
+    // SD brings in default lines (xterm.js does, unlike its SU, IL and DL).
+    this.shiftRows(b.ybase + b.scrollTop, b.ybase + b.scrollBottom, n, false, 0);
   }
 
   /** IL (insert) and DL (delete): the rows from the cursor's to the bottom margin move. */
@@ -802,8 +836,8 @@ export class Screen implements ParserHandler {
     for (let y = b.scrollTop; y <= b.scrollBottom; ++y) {
       const line = b.row(y);
       this.touch(line);
-      if (right) line.insertCells(from, n);
-      else line.deleteCells(from, n);
+      if (right) line.insertCells(from, n, 0, this.eraseBg);
+      else line.deleteCells(from, n, 0, this.eraseBg);
       line.isWrapped = false;
     }
   }
@@ -860,7 +894,7 @@ export class Screen implements ParserHandler {
       line.time = -1;
     }
     this.touch(line);
-    line.replaceCells(start, end);
+    line.replaceCells(start, end, 0, this.eraseBg);
     if (clearWrap) line.isWrapped = false;
   }
 
@@ -869,7 +903,7 @@ export class Screen implements ParserHandler {
     const line = this.buffer.lines.get(this.buffer.ybase + y);
     if (!line) return;
     if (line.time >= 0) this.gone(line);
-    line.fill();
+    line.fill(EMPTY_CELL, 0, this.eraseBg);
     line.isWrapped = false;
     line.time = -1;
     this.touch(line);
@@ -882,7 +916,7 @@ export class Screen implements ParserHandler {
       const line = b.lines.get(b.ybase + b.y + y);
       if (!line) continue;
       this.touch(line);
-      line.fill((1 << 22) | 0x45);
+      line.fill((1 << 22) | 0x45, this.pen.fg, this.pen.bg);
       line.isWrapped = false;
       line.time = this.time;
     }
@@ -953,7 +987,7 @@ export class Screen implements ParserHandler {
 
   private activateAlt(): void {
     if (this.buffer === this.alt) return;
-    this.alt.fillViewportRows();
+    this.alt.fillViewportRows(this.eraseBg);
     this.alt.x = this.normal.x;
     this.alt.y = this.normal.y;
     this.buffer = this.alt;
@@ -992,9 +1026,12 @@ export class Screen implements ParserHandler {
     b.scrollBottom = this.rows - 1;
     this.resetModes();
     this.resetCharsets();
+    this.pen.reset();
     b.savedX = 0;
     b.savedY = b.ybase;
     b.savedCharset = this.charset;
+    b.savedFg = 0;
+    b.savedBg = 0;
   }
 
   /** RIS: new empty buffers of the current size; every line on them is reported gone. */
@@ -1006,6 +1043,7 @@ export class Screen implements ParserHandler {
     this.createBuffers();
     this.resetModes();
     this.resetCharsets();
+    this.pen.reset();
     this.joinState = 0;
   }
 

@@ -335,6 +335,33 @@ describe('the console in chromium', () => {
     }
   });
 
+  it('a seek shows the colours and flags of the screen at that time (the repaint carries SGR)', async () => {
+    const dir = join(home, 'iolog', 'colours', 'session');
+    mkdirSync(dir, { recursive: true });
+    const first = '\x1b[1;31mred bold\x1b[0m plain \x1b[48;2;0;0;128;4mblue\x1b[m\r\n';
+    const second = 'later\r\n';
+    writeFileSync(join(dir, 'ttyout'), first + second);
+    writeFileSync(join(dir, 'timing'), `4 0.500000 ${Buffer.byteLength(first)}\n4 9.500000 ${Buffer.byteLength(second)}\n`);
+    writeFileSync(join(dir, 'log.json'), JSON.stringify({ timestamp: { seconds: 1767225600, nanoseconds: 0 }, submituser: 'alice', runuser: 'root', command: '/bin/sh', runargv: ['sh'], lines: 24, columns: 80 }));
+    await page.goto(`${consoleUrl}?view=session&file=${encodeURIComponent(dir)}#t=5`);
+    await waitForPlayer();
+    expect((await playerScreen()).text).toBe(await cliScreen(dir, 5));
+    const cells = (await page.evaluate(`(async () => {
+      const p = window.evioPlayer;
+      await p.whenIdle();
+      const b = p.term.buffer.active;
+      const line = b.getLine(b.baseY);
+      return [0, 9, 15].map((x) => {
+        const c = line.getCell(x);
+        return { t: c.getChars(), fgMode: c.getFgColorMode(), fg: c.getFgColor(), bgMode: c.getBgColorMode(), bg: c.getBgColor(), bold: !!c.isBold(), underline: !!c.isUnderline() };
+      });
+    })()`)) as Array<Record<string, unknown>>;
+    expect(cells[0]).toEqual({ t: 'r', fgMode: 0x1000000, fg: 1, bgMode: 0, bg: -1, bold: true, underline: false });
+    expect(cells[1]).toEqual({ t: 'p', fgMode: 0, fg: -1, bgMode: 0, bg: -1, bold: false, underline: false });
+    expect(cells[2]).toEqual({ t: 'b', fgMode: 0, fg: -1, bgMode: 0x3000000, bg: 0x000080, bold: false, underline: true });
+    await shot('11-colours-after-seek');
+  });
+
   it('lists sessions from the cached index with its filters', async () => {
     await page.locator('#nav').getByRole('link', { name: 'Sessions', exact: true }).click();
     await page.getByLabel('Run as user').fill('root');

@@ -2,14 +2,14 @@
 // the session's start (at many times, in sessions long enough for many keyframes, in gzip and
 // plain sample sessions), the data-stream offset of a time is the end of its last record, the
 // chunk at a time starts there, and a session that grows is extended from its last keyframe.
-import { appendFileSync, chmodSync, copyFileSync, existsSync, readFileSync, renameSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateSessions } from '../../src/iolog/generate-sessions.js';
 import { writeLongSession } from '../../src/iolog/generate-shell-session.js';
 import { sessionScreen } from '../../src/iolog/screen.js';
 import { buildSeekIndex, seekChunk, seekScreen } from '../../src/iolog/seek.js';
-import { dropFromSeekIndex, openSeekDb, readSeekSession } from '../../src/iolog/seek-store.js';
+import { dropFromSeekIndex, openSeekDb, readSeekSession, writeSeekSession } from '../../src/iolog/seek-store.js';
 import { copySamples, removeDir, tempDir } from './helpers.js';
 
 const dirs: string[] = [];
@@ -149,5 +149,30 @@ describe('seek index', () => {
     expect(s.cells![0]).toHaveLength(s.cols);
     expect(s.cursor.visible).toBe(true);
     expect(s.lines[0]).toContain('root@build7');
+  });
+
+  it('rebuilds an index whose keyframes have an older snapshot format', async () => {
+    const db = openSeekDb(seekFile);
+    const row = readSeekSession(db, long)!;
+    expect(row.sig).toMatch(/:s2$/);
+    // As the previous format wrote it: no snapshot version in the signature.
+    writeSeekSession(db, long, { ...row, sig: row.sig.replace(/:s2$/, '') });
+    expect((await buildSeekIndex([root], seekFile, 'long')).action).toBe('built');
+    expect((await buildSeekIndex([root], seekFile, 'long')).action).toBe('fresh');
+  });
+
+  it('cells carry colours and flags (defaults left out)', async () => {
+    const dir = join(root, 'colours');
+    mkdirSync(dir, { recursive: true });
+    const out = '\x1b[1;31mred\x1b[0m plain \x1b[48;2;0;0;128;4mblue\x1b[m';
+    writeFileSync(join(dir, 'ttyout'), out);
+    writeFileSync(join(dir, 'timing'), `4 0.5 ${Buffer.byteLength(out)}\n`);
+    writeFileSync(join(dir, 'log'), '1700000000:root:root::/dev/pts/1:24:80\n/root\n/bin/sh\n');
+    const s = await seekScreen([root], seekFile, { file: 'colours', atMs: Infinity, cells: true });
+    const row = s.cells![0]!;
+    expect(row[0]).toEqual({ t: 'r', w: 1, fg: 1, flags: 1 });
+    expect(row[3]).toEqual({ t: ' ', w: 1 });
+    expect(row[10]).toEqual({ t: 'b', w: 1, bg: '#000080', flags: 8 });
+    expect(s.repaint).toContain('\x1b[0;1;31mred');
   });
 });

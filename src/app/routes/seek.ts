@@ -18,7 +18,7 @@ export const seekRoutes: Route[] = [
     params: {
       file: textParam('a sudo session directory or asciicast file under an I/O log root'),
       at: textParam('seconds from the session start, decimal (default: the end)'),
-      cells: flagParam('1 adds every cell (text and width) row by row', 'IOLOG_BAD_NUMBER'),
+      cells: flagParam('1 adds every cell (text, width, and colours and flags when not the default) row by row', 'IOLOG_BAD_NUMBER'),
     },
     async handler(req, engine) {
       const s = await iologScreen(engine, req.query, req.signal);

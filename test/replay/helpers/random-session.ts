@@ -13,7 +13,17 @@ export interface RandomSessionOptions {
   resizes?: boolean;
   /** Include origin mode (where the model deliberately differs from xterm.js in relative moves). */
   originMode?: boolean;
+  /** Include many SGR forms (colours 16/256/RGB, flags, resets) written before text and erases. */
+  sgr?: boolean;
 }
+
+const SGR: readonly string[] = [
+  '0', '1', '2', '3', '4', '4:0', '4:3', '5', '7', '8', '9', '21', '22', '23', '24', '25', '27', '28', '29', '53', '55',
+  '31', '42', '37;44', '90', '97;101', '39', '49', '38;5;208', '48;5;17', '38;5;3', '38;2;255;128;0', '48;2;0;0;96',
+  '38:2::10:20:30', '48:5:123', '1;7;33;46', '0;4;38;5;250', '', '38;2;1;2', '58;5;4',
+];
+// Not '59' (default underline colour): xterm.js then revives an underline style a DECRC dropped
+// (it restores fg/bg but not its extended attributes), which the model does not imitate.
 
 
 export function randomSession(seed: number, cols: number, rows: number, opts: RandomSessionOptions = {}): SessionEvent[] {
@@ -28,7 +38,7 @@ export function randomSession(seed: number, cols: number, rows: number, opts: Ra
   let h = rows;
   const steps = opts.steps ?? 60;
   for (let s = 0; s < steps; s++) {
-    const k = int(34);
+    const k = opts.sgr && r() < 0.25 ? 34 : int(34);
     let out = '';
     switch (k) {
       case 0: case 1: case 2: case 3: case 4: out = pick(words) + (r() < 0.5 ? ' ' : ''); break;
@@ -69,6 +79,9 @@ export function randomSession(seed: number, cols: number, rows: number, opts: Ra
           events.push({ kind: 'resize', cols: c, rows: h, timeMs: t++ });
         }
         continue;
+      case 34:
+        out = `\x1b[${pick(SGR)}m` + (r() < 0.5 ? pick(words) : pick(['\x1b[K', '\x1b[2J', '\x1b[3X', '\x1b[2@', '\x1b[P', '\x1b[L', '\x1b[M', '\r\n', '\x1bM', '\x1b7', '\x1b8', '\x1b[S', '\x1b[?1049h', '\x1b[?1049l', '\x1b[!p']));
+        break;
     }
     if (out) events.push({ kind: 'data', bytes: enc.encode(out), timeMs: t++ });
   }
