@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Workload 10: flat files with the sidecar skip index, and log families (rotated, gzipped files
+// BENCHMARKS.md section 11 (run apart from bench/run.js): flat files with the sidecar skip index, and log families (rotated, gzipped files
 // read as one log), beside rg -c, zgrep -c and (when bench/install-peers.sh installed it)
 // DuckDB read_json. Everything in one run; prints a Markdown section (also written to
 // bench/data/flatidx/section.md) that BENCHMARKS.md carries as section 11.
