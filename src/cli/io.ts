@@ -10,7 +10,10 @@ export interface CliIo {
   /** --config given on the command line (before the command), else EVIO_CONFIG. */
   config: string | undefined;
   settings(): Settings;
+  /** The command's engine: one-shot (short pool tasks run in this thread, see Engine.oneShot). */
   engine(): Engine;
+  /** The engine of a long-running service (`evio serve`): every pool task in a worker thread. */
+  serviceEngine(): Engine;
   /** Cancelled on SIGINT/SIGTERM: long commands stop their work. */
   signal: AbortSignal;
 }
@@ -40,6 +43,11 @@ export function makeIo(config: string | undefined, signal: AbortSignal, out: Cli
     },
     engine() {
       engine ??= new Engine(io.settings(), { oneShot: true });
+      return engine;
+    },
+    serviceEngine() {
+      // A server must never run a task on its main thread: every other call would wait for it.
+      engine ??= new Engine(io.settings(), { oneShot: false });
       return engine;
     },
     async dispose() {

@@ -79,7 +79,7 @@ export const serveCommand: CliCommand = {
   async run(argv, io) {
     if (wantsHelp(argv, HELP, io.out)) return 0;
     const f = parseFlags(argv, { command: 'serve', values: ['host', 'port'], switches: ['allow-insecure'] });
-    const engine = io.engine();
+    const engine = io.serviceEngine();
     const s = engine.settings;
     const host = strFlag(f, 'host') ?? s.host;
     const port = intFlag(f, 'port', s.port);

@@ -27,6 +27,7 @@ function fakeIo(engine: Engine): CliIo & { text(): string; errText(): string } {
     config: undefined,
     settings: () => engine.settings,
     engine: () => engine,
+    serviceEngine: () => engine,
     signal: new AbortController().signal,
     text: () => Buffer.concat(o).toString(),
     errText: () => Buffer.concat(e).toString(),

@@ -37,7 +37,7 @@ function fakeIo(): CliIo & { text(): string } {
   const out = new PassThrough();
   const chunks: Buffer[] = [];
   out.on('data', (c: Buffer) => chunks.push(c));
-  return { out, err: new PassThrough(), config: undefined, settings: () => engine.settings, engine: () => engine, signal: new AbortController().signal, text: () => Buffer.concat(chunks).toString() };
+  return { out, err: new PassThrough(), config: undefined, settings: () => engine.settings, engine: () => engine, serviceEngine: () => engine, signal: new AbortController().signal, text: () => Buffer.concat(chunks).toString() };
 }
 
 describe('GET /REST/iolog/replay', () => {
