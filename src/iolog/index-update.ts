@@ -110,8 +110,10 @@ const BATCH = 500;
 export async function updateIndex(roots: readonly string[], indexFile: string, opts: { rebuild?: boolean; signal?: AbortSignal } = {}): Promise<IndexStats> {
   const db: IndexDb = openIndex(indexFile, 'write');
   try {
-    // A rebuild cut short must not look current: the directory signatures go with the rows.
-    if (opts.rebuild) db.exec("DELETE FROM sessions; DELETE FROM dirs; DELETE FROM meta WHERE key IN ('walk_roots', 'walk_started')");
+    // A rebuild cut short must not look current: the directory signatures go with the rows, in
+    // one transaction (three autocommitted statements let a kill between them leave an empty
+    // list whose signatures still said "current": seen as a 0-row list in the kill test).
+    if (opts.rebuild) db.transaction(() => db.exec("DELETE FROM meta WHERE key IN ('walk_roots', 'walk_started'); DELETE FROM dirs; DELETE FROM sessions"))();
     const known = new Map<string, string>();
     for (const r of db.prepare('SELECT logpath, sig FROM sessions').iterate() as Iterable<{ logpath: string; sig: string }>) known.set(r.logpath, r.sig);
     const upsert = db.prepare(
