@@ -1,9 +1,10 @@
 // Event search: the filters of GET /REST/v2.0/events, on a database (with sort) or a flat file
 // (chosen as the API chooses, format=db|ff), paged with the answer's `next`. A keystroke record
 // links to its session.
-import { explain, type Params } from '../api.js';
-import { clear, errorBox, field, h, input, select } from '../dom.js';
+import type { Params } from '../api.js';
+import { clear, field, h, input, select } from '../dom.js';
 import { loadEventSource, saveEventSource, sourceParams, type EventSource } from '../event-source.js';
+import { resultsPane } from '../results-pane.js';
 import type { ViewContext } from '../view-context.js';
 
 export interface EventRecord {
@@ -121,22 +122,16 @@ export function renderEvents(ctx: ViewContext): void {
   }
 
   let pages: Record<string, number>[] = [];
-  let ac: AbortController | null = null;
-  ctx.onLeave(() => ac?.abort());
+  const load = resultsPane(ctx, results);
 
   async function run(page: Record<string, number>): Promise<void> {
-    ac?.abort();
-    ac = new AbortController();
     const f = filters();
     const source: EventSource = { format: f.format === 'ff' || f.format === 'odbc' ? f.format : 'db', file: f.file ?? f.dsn ?? '' };
     saveEventSource(source);
     ctx.remember({ view: 'events', ...Object.fromEntries(KEPT.filter((k) => f[k] !== undefined).map((k) => [k, f[k]!])) });
-    clear(results);
-    results.append(h('p', { class: 'muted' }, 'Searching…'));
-    results.setAttribute('aria-busy', 'true');
-    try {
+    await load('Searching…', async (signal) => {
       const params: Params = { ...f, ...page, verbose: '1' };
-      const ans = await ctx.api.get<EventsAnswer>('/REST/v2.0/events', params, ac.signal);
+      const ans = await ctx.api.get<EventsAnswer>('/REST/v2.0/events', params, signal);
       clear(results);
       results.append(eventTable(ctx, ans.events, { dump: f.dump === '1' }));
       const nav = h('div', { class: 'pager' });
@@ -149,13 +144,7 @@ export function renderEvents(ctx: ViewContext): void {
       }
       if (ans.malformed) nav.append(h('span', { class: 'warn' }, `${ans.malformed} malformed line(s) skipped`));
       results.append(nav);
-    } catch (err) {
-      if ((err as Error).name === 'AbortError') return;
-      clear(results);
-      results.append(errorBox(explain(err)));
-    } finally {
-      if (!ac?.signal.aborted) results.setAttribute('aria-busy', 'false');
-    }
+    });
   }
 
   form.addEventListener('submit', (ev) => {

@@ -1,7 +1,7 @@
 // Full-text search across sessions (GET /REST/iolog/search?detail=1): each hit with its line
 // and its time; a hit opens the player at that moment (#t=), with the query's hits marked.
-import { explain } from '../api.js';
-import { clear, clock, errorBox, field, h, input, select } from '../dom.js';
+import { clear, clock, field, h, input, select } from '../dom.js';
+import { resultsPane } from '../results-pane.js';
 import type { ViewContext } from '../view-context.js';
 
 export interface SearchHit {
@@ -33,20 +33,14 @@ export function renderSearch(ctx: ViewContext): void {
     { class: 'filters card', 'aria-label': 'Search' },
     h('div', { class: 'row' }, field('Stream', keyword, undefined, 'narrow'), field('Pattern', pattern, 'one line at a time; a plain word is a substring search', 'wide'), field('Sessions', glob, 'glob on the session path'), h('button', { type: 'submit', class: 'primary' }, 'Search')),
   );
-  let ac: AbortController | null = null;
-  ctx.onLeave(() => ac?.abort());
+  const load = resultsPane(ctx, results);
 
   async function run(): Promise<void> {
     if (!pattern.value) return;
-    ac?.abort();
-    ac = new AbortController();
     const q = `${keyword.value}:${pattern.value}`;
     ctx.remember({ view: 'search', q, glob: glob.value });
-    clear(results);
-    results.append(h('p', { class: 'muted' }, 'Searching…'));
-    results.setAttribute('aria-busy', 'true');
-    try {
-      const ans = await ctx.api.get<{ iologs: string[]; detail?: SearchHit[]; truncated?: boolean; warnings?: unknown[] }>('/REST/iolog/search', { file: glob.value || '**', query: q, detail: 1 }, ac.signal);
+    await load('Searching…', async (signal) => {
+      const ans = await ctx.api.get<{ iologs: string[]; detail?: SearchHit[]; truncated?: boolean; warnings?: unknown[] }>('/REST/iolog/search', { file: glob.value || '**', query: q, detail: 1 }, signal);
       clear(results);
       results.append(h('p', { class: 'muted' }, `${ans.iologs.length} session${ans.iologs.length === 1 ? '' : 's'}, ${ans.detail?.length ?? 0} line${ans.detail?.length === 1 ? '' : 's'}${ans.truncated ? ' (cut: more lines match)' : ''}`));
       const byFile = new Map<string, SearchHit[]>();
@@ -72,13 +66,7 @@ export function renderSearch(ctx: ViewContext): void {
         results.append(h('article', { class: 'card hit-group' }, h('header', { class: 'hit-head' }, h('code', {}, file), open), list));
       }
       if (ans.warnings?.length) results.append(h('details', { class: 'warn' }, h('summary', {}, `${ans.warnings.length} warning(s)`), h('pre', {}, JSON.stringify(ans.warnings, null, 2))));
-    } catch (err) {
-      if ((err as Error).name === 'AbortError') return;
-      clear(results);
-      results.append(errorBox(explain(err)));
-    } finally {
-      if (!ac?.signal.aborted) results.setAttribute('aria-busy', 'false');
-    }
+    });
   }
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();

@@ -1,7 +1,7 @@
 // The session list from the cached index (GET /REST/iolog/list) with its filters and paging;
 // each row opens the player.
-import { explain } from '../api.js';
-import { clear, errorBox, field, h, input, select } from '../dom.js';
+import { clear, field, h, input, select } from '../dom.js';
+import { resultsPane } from '../results-pane.js';
 import type { ViewContext } from '../view-context.js';
 
 export interface SessionRow {
@@ -41,22 +41,16 @@ export function renderSessions(ctx: ViewContext): void {
   const form = h('form', { class: 'filters card', 'aria-label': 'Session filters' }, ...rows, h('div', { class: 'row actions' }, field('Match', match), field('Page size', len), h('button', { type: 'submit', class: 'primary' }, 'List sessions')));
 
   let starts: number[] = [];
-  let ac: AbortController | null = null;
-  ctx.onLeave(() => ac?.abort());
+  const load = resultsPane(ctx, results);
 
   async function run(start: number): Promise<void> {
-    ac?.abort();
-    ac = new AbortController();
     const f: Record<string, string> = {};
     for (const x of inputs) if (x.el.value.trim()) f[x.name] = x.el.value.trim();
     if (match.value !== 'all') f.match = match.value;
     f.len = len.value;
     ctx.remember({ view: 'sessions', ...f });
-    clear(results);
-    results.append(h('p', { class: 'muted' }, 'Loading…'));
-    results.setAttribute('aria-busy', 'true');
-    try {
-      const ans = await ctx.api.get<{ result: SessionRow[]; more?: boolean; next?: { start: number } }>('/REST/iolog/list', { ...f, start }, ac.signal);
+    await load('Loading…', async (signal) => {
+      const ans = await ctx.api.get<{ result: SessionRow[]; more?: boolean; next?: { start: number } }>('/REST/iolog/list', { ...f, start }, signal);
       clear(results);
       if (!ans.result.length) results.append(h('p', { class: 'muted' }, 'No session matches.'));
       else results.append(sessionTable(ctx, ans.result));
@@ -68,13 +62,7 @@ export function renderSessions(ctx: ViewContext): void {
         nav.append(h('button', { type: 'button', onclick: () => { starts.push(start); void run(next); } }, 'Next page →'));
       }
       results.append(nav);
-    } catch (err) {
-      if ((err as Error).name === 'AbortError') return;
-      clear(results);
-      results.append(errorBox(explain(err)));
-    } finally {
-      if (!ac?.signal.aborted) results.setAttribute('aria-busy', 'false');
-    }
+    });
   }
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
