@@ -28,6 +28,8 @@ export function which(cmd) {
  * @property {string} stdout    captured stdout (empty when stdout went to /dev/null)
  * @property {string} stderr
  * @property {number} lines     newlines seen on stdout (counted, also when not captured)
+ * @property {number|null} inKB  what the process read from the block device (GNU time's %I, 512-byte
+ *   blocks, as kB): 0 when everything came from the page cache, null when unknown
  */
 
 /**
@@ -41,7 +43,7 @@ export function runProcess(argv, opts = {}) {
   const mode = opts.stdout ?? 'pipe';
   const tdir = mkdtempSync(join(tmpdir(), 'evio-bench-'));
   const timeFile = join(tdir, 'time');
-  const full = GNU_TIME ? [GNU_TIME, '-f', '%M %U %S', '-o', timeFile, ...argv] : argv;
+  const full = GNU_TIME ? [GNU_TIME, '-f', '%M %U %S %I', '-o', timeFile, ...argv] : argv;
   const devnull = mode === 'null' ? openSync('/dev/null', 'w') : null;
   return new Promise((resolvePromise, reject) => {
     const t0 = process.hrtime.bigint();
@@ -73,18 +75,20 @@ export function runProcess(argv, opts = {}) {
       if (devnull !== null) closeSync(devnull);
       let rssKB = null;
       let cpuMs = null;
+      let inKB = null;
       try {
         const t = readFileSync(timeFile, 'utf8').trim().split('\n').pop();
-        const m = t ? /^(\d+) ([\d.]+) ([\d.]+)$/.exec(t) : null;
+        const m = t ? /^(\d+) ([\d.]+) ([\d.]+)(?: (\d+))?$/.exec(t) : null;
         if (m) {
           rssKB = Number(m[1]);
           cpuMs = (Number(m[2]) + Number(m[3])) * 1000;
+          if (m[4] !== undefined) inKB = Number(m[4]) / 2;
         }
       } catch {
         // no GNU time
       }
       rmSync(tdir, { recursive: true, force: true });
-      resolvePromise({ ms, rssKB, cpuMs, code: code ?? (signal ? 128 : 1), stdout: out, stderr: err, lines });
+      resolvePromise({ ms, rssKB, cpuMs, inKB, code: code ?? (signal ? 128 : 1), stdout: out, stderr: err, lines });
     });
   });
 }
@@ -104,18 +108,21 @@ export async function runChecked(argv, opts) {
  * @property {number[]} all   ms of each run
  * @property {number|null} rssKB  highest peak RSS over the runs
  * @property {number|null} cpuMs  median CPU time (user + system) of the runs
+ * @property {number|null} inKB   median kB read from the block device per run (GNU time's %I)
  * @property {ProcResult} last
  */
 
 /**
  * Runs a command `runs` times (after `warmup` unmeasured runs) and summarizes the wall times.
- * `check` sees every result (e.g. to verify the answer) and may throw.
+ * `check` sees every result (e.g. to verify the answer) and may throw; `before` runs ahead of
+ * every run, untimed (e.g. to drop files from the page cache).
  * @param {string[]} argv
- * @param {{ runs: number, warmup?: number, check?: (r: ProcResult) => void } & Parameters<typeof runProcess>[1]} opts
+ * @param {{ runs: number, warmup?: number, check?: (r: ProcResult) => void, before?: () => void | Promise<void> } & Parameters<typeof runProcess>[1]} opts
  * @returns {Promise<Timing>}
  */
 export async function timeProcess(argv, opts) {
   for (let i = 0; i < (opts.warmup ?? 0); i++) {
+    await opts.before?.();
     const r = await runProcess(argv, opts);
     if (r.code !== 0) throw new Error(`${argv.join(' ')} exited ${r.code}: ${r.stderr.slice(0, 2000)}`);
     opts.check?.(r);
@@ -125,18 +132,22 @@ export async function timeProcess(argv, opts) {
   let rss = null;
   /** @type {number[]} */
   const cpu = [];
+  /** @type {number[]} */
+  const inKB = [];
   /** @type {ProcResult|null} */
   let last = null;
   for (let i = 0; i < opts.runs; i++) {
+    await opts.before?.();
     const r = await runProcess(argv, opts);
     if (r.code !== 0) throw new Error(`${argv.join(' ')} exited ${r.code}: ${r.stderr.slice(0, 2000)}`);
     opts.check?.(r);
     all.push(r.ms);
     if (r.rssKB !== null) rss = Math.max(rss ?? 0, r.rssKB);
     if (r.cpuMs !== null) cpu.push(r.cpuMs);
+    if (r.inKB !== null) inKB.push(r.inKB);
     last = r;
   }
-  return { ...summarize(all), all, rssKB: rss, cpuMs: cpu.length ? median(cpu) : null, last: /** @type {ProcResult} */ (last) };
+  return { ...summarize(all), all, rssKB: rss, cpuMs: cpu.length ? median(cpu) : null, inKB: inKB.length ? median(inKB) : null, last: /** @type {ProcResult} */ (last) };
 }
 
 /** @param {number[]} xs */

@@ -93,3 +93,44 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log();
   }
 }
+
+/**
+ * Self time per source file of one or more .cpuprofile files (all threads summed): where a
+ * process's CPU went by module — node's module loader, each dist/ file, native frames by name,
+ * and V8's own buckets ((garbage collector), (program), (idle)). Milliseconds, biggest first.
+ * @param {string} dir a folder of .cpuprofile files
+ * @param {{ root?: string }} [opts]
+ * @returns {{ totalMs: number, files: { name: string, ms: number }[] }}
+ */
+export function selfTimeByFile(dir, opts = {}) {
+  const root = opts.root ?? process.cwd();
+  /** @type {Map<string, number>} */
+  const by = new Map();
+  let totalUs = 0;
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.cpuprofile'))) {
+    const prof = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+    /** @type {Map<number, any>} */
+    const nodes = new Map();
+    for (const n of prof.nodes) nodes.set(n.id, n);
+    const samples = prof.samples ?? [];
+    const deltas = prof.timeDeltas ?? [];
+    for (let i = 0; i < samples.length; i++) {
+      const us = Math.max(0, deltas[i + 1] ?? deltas[i] ?? 0);
+      const cf = nodes.get(samples[i]).callFrame;
+      by.set(fileBucket(cf, root), (by.get(fileBucket(cf, root)) ?? 0) + us);
+      totalUs += us;
+    }
+  }
+  const files = [...by].sort((a, b) => b[1] - a[1]).map(([name, us]) => ({ name, ms: us / 1000 }));
+  return { totalMs: totalUs / 1000, files };
+}
+
+/** The bucket a frame's self time goes to. @param {{ functionName: string, url: string }} cf @param {string} root */
+function fileBucket(cf, root) {
+  if (!cf.url) return cf.functionName.startsWith('(') ? cf.functionName : `(native) ${cf.functionName || '(anonymous)'}`;
+  if (cf.url.startsWith('node:internal/modules/')) return 'node:internal/modules/* (module loading)';
+  if (cf.url.startsWith('node:')) return cf.url;
+  let url = cf.url.replace(/^file:\/\//, '');
+  if (root && url.startsWith(root)) url = relative(root, url);
+  return url.replace(/^.*node_modules\//, 'node_modules/');
+}
