@@ -4,13 +4,14 @@
 // Markdown section (also written to bench/data/flatidx/section.md) that BENCHMARKS.md carries as
 // section 11.
 //
-//   node bench/flatidx.mjs [--family-events N] [--runs N] [--scan-runs N] [--skip-big]
+//   node bench/flatidx.mjs [--family-events N] [--runs N] [--scan-runs N] [--skip-big] [--prepare]
 //
 // Data: the 1M-event file of workload 1; a family of 10 files made from --family-events events
 // (default 10,000,000, the issue's size; 9 files gzipped by the code of `evio events rotate
 // --compress`); the 12M-event (4 GB) file of workload 9, indexed into a cache folder of its own
 // (flatfileIndexDir) so that workload 9's file stays without an index. --skip-big leaves the 4 GB
 // rows out; `--family-events 200000 --skip-big --runs 1` is a quick check of the script.
+// --prepare only makes the data (the family takes minutes at 10M events) and stops.
 // EVIO_BENCH_DATA names the data folder (default bench/data); EVIO_BENCH_PEERS a prefix holding
 // @duckdb/node-api (`npm install --prefix DIR @duckdb/node-api`), else the project's node_modules.
 import { closeSync, copyFileSync, createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -175,6 +176,10 @@ const famCompressed = famFiles.reduce((a, f) => a + statSync(f).size, 0);
 const famMembers = gzFiles.reduce((a, f) => a + gzipMembers(f).length, 0);
 const famGzBytes = gzFiles.reduce((a, f) => a + statSync(f).size, 0);
 const duckdb = duckdbVersion();
+if (argv.includes('--prepare')) {
+  log(`data ready: ${onePath}, ${famDir} (${fmtBytes(famCompressed)} on disk, ${fmtInt(famMembers)} gzip members)`);
+  process.exit(0);
+}
 
 out.push(`## 11. Flat file: skip index and log families (1,000,000 events; a 10-file family of ${fmtInt(FAMILY_EVENTS)}${SKIP_BIG ? '' : '; 12,000,000 events in 4 GB'})`, '');
 out.push(`*Measured ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')} by \`node bench/flatidx.mjs${argv.length ? ` ${argv.join(' ')}` : ''}\` (not by \`npm run bench\`), load average ${loadAvg()} at the start.*`, '');
@@ -298,7 +303,8 @@ const steps = [
 out.push('| step | wall | CPU | peak RSS | wall added by this step |', '|---|---:|---:|---:|---:|');
 let prev = 0;
 for (const [what, t] of steps) {
-  row([what, fmtTiming(t, RUNS), fmtMs(t.cpuMs ?? NaN), fmtRss(t.rssKB), prev ? `+${fmtMs(t.median - prev)}` : '–']);
+  const added = t.median - prev;
+  row([what, fmtTiming(t, RUNS), fmtMs(t.cpuMs ?? NaN), fmtRss(t.rssKB), prev ? `${added < 0 ? '−' : '+'}${fmtMs(Math.abs(added))}` : '–']);
   prev = t.median;
 }
 row(['for comparison: the same query in-process (no start-up; rows shaped and serialized, not written)', `${fmtMs(median(inOne.times.slice(1)))}`, fmtMs(median(inOne.cpu.slice(1))), fmtRss(inOne.maxRssKB), '–']);
@@ -370,6 +376,7 @@ for (const fq of famQueries) {
   const famIn = await runChild('flatidx-query.mjs', [live, params, String(RUNS + 1), 'on', 'family']);
   const traced = await runChild('flatidx-query.mjs', [live, params, '1', 'on', 'family'], { env: { ...process.env, FLATIDX_TRACE: '1' } });
   if (famIn.count !== famT.last.lines || traced.count !== famIn.count) throw new Error(`family ${fq.label}: in-process ${famIn.count} rows, CLI ${famT.last.lines}`);
+  fq.count = famIn.count;
   const read = `${fmtBytes(famIn.bytesRead)} of ${fmtBytes(famCompressed)} read (${pct(famIn.bytesRead, famCompressed)}; ${fmtBytes(famIn.rchar)} in all) · ${membersInflated(traced.inflate)}`;
   if (zT) {
     const speed = zT.median / famT.median;
@@ -379,6 +386,7 @@ for (const fq of famQueries) {
 }
 log('family: scan without index');
 const famOff = await runChild('flatidx-query.mjs', [live, JSON.stringify({ submituser: 'alice', dump: '1', limit: '100000000' }), String(SCAN_REPEAT), 'off', 'family']);
+if (famOff.count !== famQueries[0].count) throw new Error(`family submituser=alice: scan ${famOff.count} rows, index ${famQueries[0].count}`);
 row(['`submituser=alice` in-process without index (every gzip file streamed), for scale', `${inproc(famOff)} · ${fmtBytes(famOff.bytesRead)} read · ${fmtInt(famOff.count)} rows`, '–', '–', '–', '–', 'no goal', fmtRss(famOff.maxRssKB)]);
 // One hour in the middle of the family's time span.
 log('family: one hour');
