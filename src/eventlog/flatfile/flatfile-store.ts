@@ -22,7 +22,9 @@ import { readLastRecnum } from './tail.js';
 import { listFamily, type FamilyMember } from './family.js';
 import { FinishMerge } from './finish-merge.js';
 import { FAMILY_BASE, queryFile, type FileQueryContext, type IndexSettings, type ReadCounters, type StartAt } from './file-query.js';
-import { dropIndex, indexPathFor, type SkipIndex } from './skip-index.js';
+import { AppendIndexer } from './index-upkeep.js';
+import { dropIndex } from './index-write.js';
+import { indexPathFor, type SkipIndex } from './skip-index.js';
 
 export interface FlatFileStoreOptions {
   path: string;
@@ -183,11 +185,13 @@ export class FlatFileStore implements EventStore {
     this.refuseGzip();
     return this.writing(async (dir, held) => {
       await this.afterTakeover(dir, held);
-      const { result, cache } = await appendEvents({ path: this.path, dir, cache: this.tail, signal: opts.signal }, events).catch((err: unknown) => {
+      const upkeep = this.indexSettings.enabled ? new AppendIndexer(this.path, this.indexSettings, this.indexCache) : null;
+      const { result, cache } = await appendEvents({ path: this.path, dir, cache: this.tail, signal: opts.signal, onLine: upkeep?.onLine }, events).catch((err: unknown) => {
         this.tail = null;
         throw err;
       });
       this.tail = cache;
+      await upkeep?.finish();
       return result;
     }, opts.signal);
   }
