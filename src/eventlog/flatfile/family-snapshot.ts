@@ -67,13 +67,17 @@ async function tryOnce(path: string, open: OpenMember): Promise<SnapshotMember[]
   const inodes: Array<bigint | null> = [];
   let ok = false;
   try {
-    for (const m of listed) {
-      const fh = await open(m.path);
-      // A rotated file gone between the listing and its open was renamed or compressed.
-      if (fh === null && !m.live) return null;
-      members.push({ ...m, fh, view: null });
-      inodes.push(fh === null ? null : (await fh.stat({ bigint: true })).ino);
+    // All at once (a family may have many members); every handle opened is kept for the cleanup.
+    const opened = await Promise.allSettled(listed.map((m) => open(m.path)));
+    for (let i = 0; i < listed.length; i++) {
+      const o = opened[i]!;
+      if (o.status === 'fulfilled') members.push({ ...listed[i]!, fh: o.value, view: null });
     }
+    const failed = opened.find((o) => o.status === 'rejected');
+    if (failed) throw failed.reason;
+    // A rotated file gone between the listing and its open was renamed or compressed.
+    if (members.some((m) => m.fh === null && !m.live)) return null;
+    inodes.push(...(await Promise.all(members.map(async (m) => (m.fh === null ? null : (await m.fh.stat({ bigint: true })).ino)))));
     const live = members[members.length - 1]!;
     if (live.fh) {
       const view = await liveView(live.fh);
@@ -131,16 +135,16 @@ async function capRotating(path: string, members: SnapshotMember[], inodes: Arra
 /** Whether the family still lists the same names, each the same file (or still missing). */
 async function sameList(path: string, listed: FamilyMember[], inodes: Array<bigint | null>): Promise<boolean> {
   const again = await listFamily(path);
-  if (again.length !== listed.length) return false;
-  for (let i = 0; i < again.length; i++) {
-    if (again[i]!.path !== listed[i]!.path) return false;
-    const ino = await stat(again[i]!.path, { bigint: true }).then(
-      (s) => s.ino,
-      () => null,
-    );
-    if (ino !== inodes[i]) return false;
-  }
-  return true;
+  if (again.length !== listed.length || again.some((m, i) => m.path !== listed[i]!.path)) return false;
+  const now = await Promise.all(
+    again.map((m) =>
+      stat(m.path, { bigint: true }).then(
+        (s) => s.ino,
+        () => null,
+      ),
+    ),
+  );
+  return now.every((ino, i) => ino === inodes[i]);
 }
 
 export async function closeAll(members: SnapshotMember[]): Promise<void> {
