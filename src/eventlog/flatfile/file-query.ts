@@ -2,12 +2,14 @@
 // one finish merge for all of them (an accept's finish may be in a later file), each file read
 // through its skip index when a valid one exists (index-scan below) or scanned (scan.ts).
 //
-// Positions (`offset`): a row of the live file (or of a file queried alone) carries the byte
-// position after its line, as always. A row of a rotated file in a family query carries
-// FAMILY_BASE + its recnum: "resume after this record". Recnums increase across a family, so the
-// position survives renames (logrotate's .1 -> .2.gz) and compression, which a byte position in
-// a named file would not. A plain offset below FAMILY_BASE is a byte of the live file, so offsets
-// taken from queries of the live file alone stay valid in family queries.
+// Positions (`offset`): a row of a file queried alone carries the byte position after its line,
+// as always. A row of a family query carries FAMILY_BASE + its recnum: "resume after this
+// record", the live file's rows too (a rotation moves the live file's records into a rotated
+// file and starts a new live file, so a byte of the live file names another line afterwards; a
+// recnum stays the same record). Recnums increase across a family, so the position survives
+// renames (logrotate's .1 -> .2.gz) and compression as well. A line of the live file without a
+// recnum (numbered by its line) keeps its byte position. A plain offset below FAMILY_BASE is a
+// byte of the live file, so offsets taken from queries of the live file alone stay valid.
 import type { FileHandle } from 'node:fs/promises';
 import { stat as statPath } from 'node:fs/promises';
 import { readSync } from 'node:fs';
@@ -30,6 +32,8 @@ import {
 } from './skip-index.js';
 import { uniqueidHash } from './prefilter.js';
 import { readAt } from './read-at.js';
+import type { FileView } from './family-snapshot.js';
+import { readLastRecnum } from './tail.js';
 
 /** Files smaller than this many blocks get no index from queries (`evio events index` still builds one). */
 export const MIN_INDEXED_BLOCKS = 4;
@@ -119,23 +123,29 @@ async function sameFile(idxPath: string, ix: SkipIndex): Promise<boolean> {
 
 /** Rows of one file of the answer, into the shared merge; yields what the merge lets go. */
 /** Returns false when a recnum position was not found in this file (the next file is searched). */
-export async function* queryFile(path: string, fh: FileHandle, live: boolean, familyMode: boolean, start: StartAt, ctx: FileQueryContext): AsyncGenerator<EventRow, boolean> {
+/** `view`: the part of a plain file a family snapshot reads (family-snapshot.ts); null: all of it. */
+export async function* queryFile(path: string, fh: FileHandle, live: boolean, familyMode: boolean, start: StartAt, ctx: FileQueryContext, view: FileView | null = null): AsyncGenerator<EventRow, boolean> {
   const { q, merge } = ctx;
   const st0 = await fh.stat({ bigint: true });
   const st = { ino: st0.ino, size: Number(st0.size) };
   const gz = await isGzipFile(fh);
+  if (gz) view = null;
   const ix = ctx.index.enabled ? await indexFor(path, fh, st, gz, ctx) : null;
-  const usable = ix !== null && ix.legacy === 0 ? ix : null;
-  const offsetOf = familyMode && !live ? (_end: number, recnum: number) => FAMILY_BASE + recnum : undefined;
+  const usable = viewOfIndex(ix !== null && ix.legacy === 0 ? ix : null, view);
+  const size = view ? view.end : st.size;
+  const offsetOf = familyMode ? (live ? liveFamilyOffset : rotatedFamilyOffset) : undefined;
   const gzs = gz ? new GzipSource(fh, path) : null;
-  const plainSource = gz ? null : counted(fileSource(fh), ctx.counters);
+  const plainSource = gz ? null : counted(view ? viewSource(fh, view) : fileSource(fh), ctx.counters);
   const streamSource: ByteSource = gzs ?? plainSource!;
   try {
     let pos: number;
     if ('byte' in start) {
       pos = start.byte;
-      if (pos !== 0) await checkByteOffset(streamSource, gz ? (usable?.usize ?? Number.MAX_SAFE_INTEGER) : st.size, pos, path);
+      if (pos !== 0) await checkByteOffset(streamSource, gz ? (usable?.usize ?? Number.MAX_SAFE_INTEGER) : size, pos, path);
     } else {
+      // A plain file without index whose last record is at or below the position holds nothing
+      // after it: no walk through it (a family resume passes every earlier file).
+      if (!gz && !usable && !view && (await readLastRecnum(fh, st.size, ctx.signal)) <= start.afterRecnum) return false;
       const p = await positionAfterRecnum(fh, gz, usable, streamSource, start.afterRecnum, ctx);
       if (p < 0) return false;
       pos = p;
@@ -165,7 +175,7 @@ export async function* queryFile(path: string, fh: FileHandle, live: boolean, fa
       stats: ctx.stats,
       freq: ctx.freq,
       ...(offsetOf ? { offsetOf } : {}),
-      ...(gz ? {} : { sizeHint: st.size - scanFrom }),
+      ...(gz ? {} : { sizeHint: Math.max(0, size - scanFrom) }),
       ...(ctx.readSize === undefined ? {} : { readSize: ctx.readSize }),
     });
     return true;
@@ -175,6 +185,32 @@ export async function* queryFile(path: string, fh: FileHandle, live: boolean, fa
       gzs.close();
     }
   }
+}
+
+const rotatedFamilyOffset = (_end: number, recnum: number) => FAMILY_BASE + recnum;
+const liveFamilyOffset = (end: number, recnum: number, numberedByLine?: boolean) => (numberedByLine ? end : FAMILY_BASE + recnum);
+
+/** Reads [0, safeEnd) from the file, then the copied tail up to `end`; nothing after. */
+function viewSource(fh: FileHandle, view: FileView): ByteSource {
+  const file = fileSource(fh);
+  return {
+    async read(b, o, l, p) {
+      if (p >= view.end) return 0;
+      const len = Math.min(l, view.end - p);
+      if (p < view.safeEnd) return file.read(b, o, Math.min(len, view.safeEnd - p), p);
+      return view.tail.copy(b, o, p - view.safeEnd, p - view.safeEnd + len);
+    },
+  };
+}
+
+/** The blocks of an index that lie wholly in the part of the file read from its handle. */
+function viewOfIndex(ix: SkipIndex | null, view: FileView | null): SkipIndex | null {
+  if (!ix || !view) return ix;
+  let k = 0;
+  while (k < ix.blocks && ix.table[k * BF + B_END]! <= view.safeEnd) k++;
+  if (k === ix.blocks) return ix;
+  if (k === 0) return null;
+  return { ...ix, blocks: k, usize: ix.table[(k - 1) * BF + B_END]! };
 }
 
 /** Position of the first line with a recnum above `r` (a family resume), or -1 when none. */
