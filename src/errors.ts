@@ -79,7 +79,7 @@ export const ERRORS = {
   STORE_LINE_TOO_LONG: def(1240, 422, 'A line of a flat-file event log is longer than the reader\'s bound, so a rewrite cannot copy it', 'The line is not an event evio wrote (queries skip it as malformed); remove or split it, then delete again.'),
   FF_GZIP_CORRUPT: def(1250, 422, 'A gzip-compressed file of a flat-file log family cannot be decompressed', 'The message names the file and the zlib error; restore or remove the damaged file (the other files of the family answer on their own: query them by name).'),
   FF_GZIP_READ_ONLY: def(1251, 409, 'A gzip-compressed rotated event log is read-only', 'Appends and deletes go to plain files; decompress the file (gunzip) to change it, or delete from the live log.'),
-  FF_NO_FAMILY_POSITION: def(1252, 400, 'The offset names a record of a rotated file, but the query does not read the log family', 'Give family=1 with an offset taken from a family query, or resume with an offset of the file itself.'),
+  FF_NO_FAMILY_POSITION: def(1252, 400, 'The offset is a position a log-family query returned (2^52 + recnum), but the query does not read the log family', 'Give family=1 with an offset taken from a family query, or resume with an offset of the file itself.'),
   FF_INDEX_BUILD: def(1253, 500, 'The skip index of a flat-file event log could not be built', 'The message names the file and the system error (space, permissions of the index folder); queries still answer by scanning.'),
 
   // ---- 1300-1399 PostgreSQL, ODBC

@@ -1,7 +1,9 @@
 // Compression of a rotated flat file (`evio events rotate --compress`): the file becomes
-// `<file>.gz` written as independent gzip members of about one index block each (gzip.ts), and
-// its skip index is built in the same pass (one block per member, the member's compressed
-// range its restart point).
+// `<file>.gz` written as independent gzip members of about 64 KiB each (gzip.ts), and its skip
+// index is built in the same pass (one block per member, the member's compressed range its
+// restart point). The member size was chosen by measurement (BENCHMARKS.md, section 11): smaller
+// members let a selective query decompress less (a member holding no match is never
+// inflated) and cost compression (each member starts a new dictionary).
 //
 // Crash safety: the .gz is written under a temp name, synced, its index saved, then renamed into
 // place, and only then is the plain file removed. Killed before the rename: the plain file is
@@ -13,8 +15,13 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { syncDir } from '../../common/job-files.js';
 import { gzipMember } from './gzip.js';
-import { indexMember } from './index-build.js';
-import { DEFAULT_BLOCK_BYTES, IndexBuilder, indexPathFor, sampleOf, saveIndex } from './skip-index.js';
+import { GzipIndexer } from './index-build.js';
+import { emptyBase, IndexBuilder } from './index-builder.js';
+import { NewIndexFile } from './index-write.js';
+import { indexPathFor } from './skip-index.js';
+
+/** Uncompressed bytes per gzip member (a longer line makes a longer member). */
+export const DEFAULT_MEMBER_BYTES = 64 << 10;
 
 export interface CompressOptions {
   blockBytes?: number;
@@ -33,17 +40,21 @@ export interface CompressResult {
 }
 
 export async function compressRotated(path: string, opts: CompressOptions = {}): Promise<CompressResult> {
-  const blockBytes = opts.blockBytes ?? DEFAULT_BLOCK_BYTES;
+  const blockBytes = opts.blockBytes ?? DEFAULT_MEMBER_BYTES;
   const target = `${path}.gz`;
   const tmp = join(dirname(path), `${basename(path)}.gz.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   const src = await open(path, 'r');
   let out: Awaited<ReturnType<typeof open>> | null = null;
+  let idx: NewIndexFile | null = null;
   let renamed = false;
   try {
     const st = await src.stat();
     out = await open(tmp, 'wx+', st.mode & 0o777);
-    const builder = new IndexBuilder(null, 0);
-    let indexable = true;
+    const wantIndex = opts.index?.enabled !== false;
+    // The index of a gzip file describes the file it will be renamed to (same inode).
+    idx = wantIndex ? await NewIndexFile.create(indexPathFor(target, opts.index?.cacheDir ?? null)).catch(() => null) : null;
+    const ino = (await out.stat({ bigint: true })).ino;
+    const indexer = idx ? new GzipIndexer(new IndexBuilder(emptyBase('gz', ino, blockBytes, 0)), out, idx) : null;
     let u = 0;
     let c = 0;
     let members = 0;
@@ -55,7 +66,7 @@ export async function compressRotated(path: string, opts: CompressOptions = {}):
       const m = gzipMember(data);
       let w = 0;
       while (w < m.length) w += (await out!.write(m, w, m.length - w)).bytesWritten;
-      if (indexable && !indexMember(builder, data, u, c, c + m.length)) indexable = false;
+      if (indexer) await indexer.member(data, c, c + m.length);
       u += data.length;
       c += m.length;
       members++;
@@ -77,10 +88,11 @@ export async function compressRotated(path: string, opts: CompressOptions = {}):
     }
     await emit(pending);
     await out.sync();
-    const ino = (await out.stat({ bigint: true })).ino;
-    if (opts.index?.enabled !== false && indexable) {
-      const ix = builder.finish('gz', ino, c, await sampleOf(out, c), blockBytes);
-      await saveIndex(indexPathFor(target, opts.index?.cacheDir ?? null), ix);
+    if (indexer && idx) {
+      if (indexer.indexable) {
+        await indexer.finish(c);
+        await idx.commit();
+      } else await idx.abort();
     }
     await out.close();
     out = null;
@@ -94,6 +106,7 @@ export async function compressRotated(path: string, opts: CompressOptions = {}):
   } finally {
     await src.close();
     if (out) await out.close().catch(() => undefined);
+    if (idx) await idx.abort();
     if (!renamed) await unlink(tmp).catch(() => undefined);
   }
 }

@@ -3,8 +3,9 @@
 // format, the locking, crash safety and memory bounds.
 //
 // No file descriptor is kept between calls: every query opens the file (and reads the inode it
-// opened to the end, even if a delete renames a new file over the path meanwhile), every write
-// reopens it under the lock.
+// opened to the end, even if a delete renames a new file over the path meanwhile; a family query
+// opens all its files first and reads that snapshot, family-snapshot.ts), every write reopens it
+// under the lock.
 //
 // A store a request named is `confined`: its path is the real path resolveInsideRoots checked,
 // and every open must land exactly there (safe-open.ts). Writes hold the log's directory open
@@ -19,10 +20,12 @@ import { appendEvents, type TailCache } from './append.js';
 import { FileLock, type HeldLock } from '../../common/file-lock.js';
 import { cleanupStaleFiles, rewriteWithout, type RewriteOptions } from './rewrite.js';
 import { readLastRecnum } from './tail.js';
-import { listFamily, type FamilyMember } from './family.js';
+import { closeAll, takeFamilySnapshot, type SnapshotMember } from './family-snapshot.js';
 import { FinishMerge } from './finish-merge.js';
 import { FAMILY_BASE, queryFile, type FileQueryContext, type IndexSettings, type ReadCounters, type StartAt } from './file-query.js';
-import { dropIndex, indexPathFor, type SkipIndex } from './skip-index.js';
+import { AppendIndexer } from './index-upkeep.js';
+import { dropIndex } from './index-write.js';
+import { indexPathFor, type SkipIndex } from './skip-index.js';
 
 export interface FlatFileStoreOptions {
   path: string;
@@ -104,13 +107,16 @@ export class FlatFileStore implements EventStore {
     }
   }
 
-  /** The files a query reads, oldest first, and where it starts. */
-  private async plan(q: EventQuery): Promise<{ members: FamilyMember[]; first: number; start: StartAt }> {
+  /**
+   * The files a query reads, oldest first, and where it starts. A family is opened whole first
+   * (family-snapshot.ts): the caller closes the handles.
+   */
+  private async plan(q: EventQuery, signal: AbortSignal | undefined): Promise<{ members: SnapshotMember[]; first: number; start: StartAt }> {
     if (!this.family) {
-      if (q.byteOffset >= FAMILY_BASE) throw evioError('FF_NO_FAMILY_POSITION', `offset=${q.byteOffset} names a record of a rotated file (a family query's position); add family=1`);
-      return { members: [{ path: this.path, live: true, gz: false }], first: 0, start: { byte: q.byteOffset } };
+      if (q.byteOffset >= FAMILY_BASE) throw evioError('FF_NO_FAMILY_POSITION', `offset=${q.byteOffset} names a record of a family query (a rotated file's or the live file's by recnum); add family=1`);
+      return { members: [{ path: this.path, live: true, gz: false, fh: null, view: null }], first: 0, start: { byte: q.byteOffset } };
     }
-    const members = await listFamily(this.path);
+    const members = await takeFamilySnapshot(this.path, (p) => this.openForRead(p, true), signal);
     if (q.byteOffset >= FAMILY_BASE) return { members, first: 0, start: { afterRecnum: q.byteOffset - FAMILY_BASE } };
     // A byte offset is a position in the live file: the rotated files lie before it.
     if (q.byteOffset > 0) return { members, first: members.length - 1, start: { byte: q.byteOffset } };
@@ -123,7 +129,15 @@ export class FlatFileStore implements EventStore {
     if (q.order !== 'recnum' || q.direction !== 'asc') {
       throw evioError('QUERY_ORDER_ON_FLATFILE', 'flat files are read in recnum order; order and orderdirection are refused');
     }
-    const { members, first, start } = await this.plan(q);
+    const { members, first, start } = await this.plan(q, opts.signal);
+    try {
+      yield* this.readMembers(q, opts, members, first, start);
+    } finally {
+      await closeAll(members);
+    }
+  }
+
+  private async *readMembers(q: EventQuery, opts: QueryOptions, members: SnapshotMember[], first: number, start: StartAt): AsyncIterable<EventRow> {
     const stats = opts.stats ?? this.stats;
     stats.malformed = 0;
     stats.bytesRead = 0;
@@ -148,13 +162,18 @@ export class FlatFileStore implements EventStore {
     let at: StartAt = start;
     for (let m = first; m < members.length && !merge.done; m++) {
       const member = members[m]!;
+      // A family's members are open (the snapshot); a file queried alone is opened now.
+      const fh = this.family ? member.fh : await this.openForRead(member.path);
       // The live file of a family may be missing (rotated, not yet appended to): no rows.
-      const fh = await this.openForRead(member.path, this.family && (!member.live || members.length > 1));
-      if (fh === null) continue;
+      if (fh === null) {
+        if (members.length === 1) await this.openForRead(member.path); // STORE_NOT_FOUND
+        continue;
+      }
+      member.fh = null;
       try {
         // Resuming after a recnum: the files before the first one holding a greater recnum answer
         // nothing; from that one on, files are read from their start.
-        if (yield* queryFile(member.path, fh, member.live, this.family, at, ctx)) at = { byte: 0 };
+        if (yield* queryFile(member.path, fh, member.live, this.family, at, ctx, member.view)) at = { byte: 0 };
       } catch (err) {
         if (err instanceof Error && err.name !== 'EvioError' && err.name !== 'AbortError' && (err as NodeJS.ErrnoException).code) {
           throw evioError('STORE_IO', `reading ${member.path} failed: ${err.message}`, err);
@@ -183,11 +202,13 @@ export class FlatFileStore implements EventStore {
     this.refuseGzip();
     return this.writing(async (dir, held) => {
       await this.afterTakeover(dir, held);
-      const { result, cache } = await appendEvents({ path: this.path, dir, cache: this.tail, signal: opts.signal }, events).catch((err: unknown) => {
+      const upkeep = this.indexSettings.enabled ? new AppendIndexer(this.path, this.indexSettings, this.indexCache) : null;
+      const { result, cache } = await appendEvents({ path: this.path, dir, cache: this.tail, signal: opts.signal, onLine: upkeep?.onLine }, events).catch((err: unknown) => {
         this.tail = null;
         throw err;
       });
       this.tail = cache;
+      await upkeep?.finish();
       return result;
     }, opts.signal);
   }

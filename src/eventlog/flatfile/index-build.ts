@@ -2,12 +2,20 @@
 // ends (0, or the end of the indexed prefix: the live file only grows between rewrites) and
 // cut into blocks at line ends; a gzip file of ours is indexed member by member (one block per
 // member, its compressed range a restart point). A gzip without our members is not indexed:
-// it is scanned (say so: docs/flatfile.md).
+// it is scanned (docs/flatfile.md). The builder hands out a segment every SEGMENT_LINES lines,
+// written at once, so a build holds one segment's columns in memory whatever the file's size.
 import type { FileHandle } from 'node:fs/promises';
+import type { StoredEvent } from '../types.js';
 import { bomLength } from './bom.js';
 import { memberLength, readMember } from './gzip.js';
+import { emptyBase, IndexBuilder } from './index-builder.js';
+import { baseOf, loadIndex } from './index-load.js';
+import { appendSink, compactIndex, MAX_SEGMENTS, NewIndexFile, type SegmentSink } from './index-write.js';
 import { fileSource, LineReader } from './line-reader.js';
-import { DEFAULT_BLOCK_BYTES, IndexBuilder, sampleOf, type SkipIndex } from './skip-index.js';
+import { DEFAULT_BLOCK_BYTES, sampleOf, type SkipIndex } from './skip-index.js';
+
+/** Lines per segment of a build: about 19 MiB of columns. */
+export const SEGMENT_LINES = 1 << 20;
 
 export interface BuildOptions {
   blockBytes?: number;
@@ -16,18 +24,41 @@ export interface BuildOptions {
   signal?: AbortSignal | undefined;
   /** Called after every block with the bytes indexed so far and the total. */
   onProgress?: (done: number, total: number) => void;
+  /** Records already parsed (the append path's), by ascending position: not parsed again. */
+  known?: KnownLines | undefined;
 }
 
-/** Indexes (or extends the index of) a plain file; null when it cannot be indexed. */
-export async function buildPlainIndex(fh: FileHandle, st: { ino: bigint; size: number }, prev: SkipIndex | null, opts: BuildOptions = {}): Promise<SkipIndex | null> {
-  const blockBytes = prev?.header.blockBytes ?? opts.blockBytes ?? DEFAULT_BLOCK_BYTES;
+export interface KnownLines {
+  at: number[];
+  recs: Array<StoredEvent | null>;
+}
+
+/**
+ * Indexes (or extends the index of) a plain file into `idxPath`; returns the index as it now
+ * stands, `prev` when nothing was added, null when no index could be made or written.
+ */
+export async function buildPlainIndex(fh: FileHandle, st: { ino: bigint; size: number }, prev: SkipIndex | null, idxPath: string, opts: BuildOptions = {}): Promise<SkipIndex | null> {
+  const base = prev ? await baseOf(prev) : null;
+  if (prev && !base) prev = null; // replaced meanwhile, or its tail is damaged: build anew
+  const blockBytes = base?.blockBytes ?? opts.blockBytes ?? DEFAULT_BLOCK_BYTES;
   const src = fileSource(fh);
-  const start = prev ? prev.header.usize : await bomLength(src);
-  const b = new IndexBuilder(prev, start);
+  const start = base ? base.usize : await bomLength(src);
+  let sink: SegmentSink | null;
+  try {
+    sink = prev ? await appendSink(prev) : await NewIndexFile.create(idxPath);
+  } catch {
+    return null; // a folder we cannot write to: the file is scanned
+  }
+  if (!sink) return prev;
+  const b = new IndexBuilder(base ?? emptyBase('plain', st.ino, blockBytes, start));
   const deadline = opts.budgetMs === undefined ? Infinity : Date.now() + opts.budgetMs;
   const reader = new LineReader(src, start, { sizeHint: st.size - start, stopOnOversized: true, signal: opts.signal });
   let blockStart = start;
-  let open = false;
+  let open_ = false;
+  const known = opts.known;
+  const knownAt = known?.at ?? [];
+  let kp = 0;
+  let ok = false;
   try {
     for (;;) {
       opts.signal?.throwIfAborted();
@@ -41,65 +72,109 @@ export async function buildPlainIndex(fh: FileHandle, st: { ino: bigint; size: n
       while (s < ce) {
         const at = reader.pos(s);
         if (at >= st.size) break;
-        if (!open) {
+        if (!open_) {
           b.beginBlock(at);
           blockStart = at;
-          open = true;
+          open_ = true;
         }
         const e = buf.indexOf(10, s);
-        b.line(buf, s, e, at);
+        while (kp < knownAt.length && knownAt[kp]! < at) kp++;
+        if (kp < knownAt.length && knownAt[kp] === at) b.record(known!.recs[kp++]!, at, e - s + 1);
+        else b.line(buf, s, e, at);
         s = e + 1;
         if (reader.pos(s) - blockStart >= blockBytes) {
           b.endBlock();
-          open = false;
+          open_ = false;
           opts.onProgress?.(reader.pos(s), st.size);
+          if (b.segmentLines >= SEGMENT_LINES) await sink.write(b.takeSegment(b.usize, await sampleOf(fh, b.usize)));
         }
       }
       reader.start = s;
       if (reader.pos(s) >= st.size) break;
-      if (!open && Date.now() > deadline) break;
+      if (!open_ && Date.now() > deadline) break;
     }
+    if (open_) b.endBlock();
+    opts.onProgress?.(b.usize, st.size);
+    await sink.write(b.takeSegment(b.usize, await sampleOf(fh, b.usize)));
+    await sink.commit();
+    ok = true;
   } finally {
     await reader.settle();
+    if (!ok) await sink.abort();
   }
-  if (open) b.endBlock();
-  opts.onProgress?.(b.usize, st.size);
-  if (prev && b.usize === prev.header.usize) return prev;
-  return b.finish('plain', st.ino, b.usize, await sampleOf(fh, b.usize), blockBytes);
+  if (prev && b.usize === prev.usize) return prev;
+  let ix = await loadIndex(idxPath, fh, st, false);
+  if (ix && ix.segs.length > MAX_SEGMENTS && (await compactIndex(ix).catch(() => false))) ix = await loadIndex(idxPath, fh, st, false);
+  return ix;
 }
 
 /** Indexes a gzip file written as our members (rotate --compress); null for any other gzip. */
-export async function buildGzipIndex(fh: FileHandle, st: { ino: bigint; size: number }, opts: BuildOptions = {}): Promise<SkipIndex | null> {
-  const b = new IndexBuilder(null, 0);
-  let c = 0;
-  let u = 0;
-  let blockBytes = 0;
-  while (c < st.size) {
-    opts.signal?.throwIfAborted();
-    const len = await memberLength(fh, c);
-    if (len === null || c + len > st.size) return null;
-    const data = await readMember(fh, c, len);
-    if (!indexMember(b, data, u, c, c + len)) return null;
-    blockBytes = Math.max(blockBytes, data.length);
-    u += data.length;
-    c += len;
-    opts.onProgress?.(c, st.size);
+export async function buildGzipIndex(fh: FileHandle, st: { ino: bigint; size: number }, idxPath: string, opts: BuildOptions = {}): Promise<SkipIndex | null> {
+  let out: NewIndexFile;
+  try {
+    out = await NewIndexFile.create(idxPath);
+  } catch {
+    return null;
   }
-  return b.finish('gz', st.ino, st.size, await sampleOf(fh, st.size), blockBytes || DEFAULT_BLOCK_BYTES);
+  let ok = false;
+  try {
+    const b = new GzipIndexer(new IndexBuilder(emptyBase('gz', st.ino, opts.blockBytes ?? DEFAULT_BLOCK_BYTES, 0)), fh, out);
+    let c = 0;
+    while (c < st.size) {
+      opts.signal?.throwIfAborted();
+      const len = await memberLength(fh, c);
+      if (len === null || c + len > st.size) return null;
+      const data = await readMember(fh, c, len);
+      if (!(await b.member(data, c, c + len))) return null;
+      c += len;
+      opts.onProgress?.(c, st.size);
+    }
+    await b.finish(st.size);
+    await out.commit();
+    ok = true;
+  } finally {
+    if (!ok) await out.abort();
+  }
+  return loadIndex(idxPath, fh, st, true);
 }
 
-/** One member's lines as one block; false when the member does not end at a line end. */
-export function indexMember(b: IndexBuilder, data: Buffer, u: number, cstart: number, cend: number): boolean {
-  if (data.length === 0) return true;
-  if (data[data.length - 1] !== 10) return false;
-  b.beginBlock(u, cstart, cend);
-  // The first member may start with a byte order mark (bom.ts).
-  let s = u === 0 && data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf ? 3 : 0;
-  while (s < data.length) {
-    const e = data.indexOf(10, s);
-    b.line(data, s, e, u + s);
-    s = e + 1;
+/** Indexes gzip members in order (a build, or compress.ts while it writes them). */
+export class GzipIndexer {
+  private u = 0;
+  private c = 0;
+  indexable = true;
+
+  constructor(
+    readonly builder: IndexBuilder,
+    /** The gzip file (read back for the samples of the segments' compressed prefixes). */
+    private readonly gz: FileHandle,
+    private readonly out: { write(segment: Buffer | null): Promise<void> },
+  ) {}
+
+  /** One member's lines as one block; false when the member does not end at a line end. */
+  async member(data: Buffer, cstart: number, cend: number): Promise<boolean> {
+    if (!this.indexable) return false;
+    if (data.length > 0) {
+      if (data[data.length - 1] !== 10) return (this.indexable = false);
+      const b = this.builder;
+      b.beginBlock(this.u, cstart, cend);
+      // The first member may start with a byte order mark (bom.ts).
+      let s = this.u === 0 && data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf ? 3 : 0;
+      while (s < data.length) {
+        const e = data.indexOf(10, s);
+        b.line(data, s, e, this.u + s);
+        s = e + 1;
+      }
+      b.endBlock();
+      this.u += data.length;
+    }
+    this.c = cend;
+    if (this.builder.segmentLines >= SEGMENT_LINES) await this.out.write(this.builder.takeSegment(this.c, await sampleOf(this.gz, this.c)));
+    return true;
   }
-  b.endBlock();
-  return true;
+
+  /** The last segment; `size` is the whole gzip file's. */
+  async finish(size: number): Promise<void> {
+    await this.out.write(this.builder.takeSegment(size, await sampleOf(this.gz, size)));
+  }
 }

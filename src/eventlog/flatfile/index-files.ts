@@ -2,11 +2,12 @@
 // what `evio events index` runs. Each index is checked against its file first; only what is
 // missing or stale is built, and a live file's index is extended over what was appended.
 import { open } from 'node:fs/promises';
-import { evioError } from '../../errors.js';
+import { evioError, isEvioError } from '../../errors.js';
 import { listFamily } from './family.js';
 import { isGzipFile } from './gzip.js';
 import { buildGzipIndex, buildPlainIndex } from './index-build.js';
-import { indexMatches, indexPathFor, loadIndex, saveIndex } from './skip-index.js';
+import { indexMatches, loadIndex } from './index-load.js';
+import { indexPathFor } from './skip-index.js';
 
 export interface IndexReport {
   path: string;
@@ -46,27 +47,25 @@ export async function buildIndexes(
       let outcome = 'current';
       let ix = prev;
       const progress = (d: number, t: number) => opts.onProgress?.(m.path, d, t);
-      if (gz) {
-        if (!prev) {
-          ix = await buildGzipIndex(fh, st, { signal: opts.signal, onProgress: progress });
-          outcome = ix ? 'built' : 'not indexable (a gzip file not written by evio events rotate --compress: it is scanned)';
+      try {
+        if (gz) {
+          if (!prev) {
+            ix = await buildGzipIndex(fh, st, idxPath, { signal: opts.signal, onProgress: progress });
+            outcome = ix ? 'built' : 'not indexable (a gzip file not written by evio events rotate --compress: it is scanned)';
+          }
+        } else if (!prev || prev.usize < st.size) {
+          await canWrite(idxPath);
+          ix = await buildPlainIndex(fh, st, prev, idxPath, { signal: opts.signal, onProgress: progress, ...(opts.blockBytes ? { blockBytes: opts.blockBytes } : {}) });
+          outcome = !ix ? 'not indexable (a line longer than 32 MiB)' : prev ? (ix === prev ? 'current' : 'extended') : 'built';
         }
-      } else if (!prev || prev.header.usize < st.size) {
-        ix = await buildPlainIndex(fh, st, prev, { signal: opts.signal, onProgress: progress, ...(opts.blockBytes ? { blockBytes: opts.blockBytes } : {}) });
-        outcome = !ix ? 'not indexable (a line longer than 32 MiB)' : prev ? (ix === prev ? 'current' : 'extended') : 'built';
+      } catch (err) {
+        if (isEvioError(err) || (err as Error).name === 'AbortError') throw err;
+        throw evioError('FF_INDEX_BUILD', `cannot write ${idxPath}: ${(err as Error).message}`, err);
       }
-      if (ix && ix.header.legacy > 0) outcome += ` (not used: ${ix.header.legacy} lines without recnum)`;
-      let indexBytes = 0;
-      if (ix && ix !== prev) {
-        if (!(await indexMatches(ix, fh, st, gz))) throw evioError('FF_INDEX_BUILD', `${m.path} changed while it was indexed; run the command again`);
-        try {
-          await saveIndex(idxPath, ix);
-        } catch (err) {
-          throw evioError('FF_INDEX_BUILD', `cannot write ${idxPath}: ${(err as Error).message}`, err);
-        }
-      }
-      if (ix) indexBytes = (await fh.stat()).size >= 0 ? await sizeOf(idxPath) : 0;
-      out.push({ path: m.path, index: ix ? idxPath : null, outcome, bytes: st.size, indexBytes, blocks: ix?.header.blocks ?? 0, ms: Date.now() - t0 });
+      if (ix && ix.legacy > 0) outcome += ` (not used: ${ix.legacy} lines without recnum)`;
+      if (ix && ix !== prev && !(await indexMatches(ix, fh, st, gz))) throw evioError('FF_INDEX_BUILD', `${m.path} changed while it was indexed; run the command again`);
+      const indexBytes = ix ? await sizeOf(idxPath) : 0;
+      out.push({ path: m.path, index: ix ? idxPath : null, outcome, bytes: st.size, indexBytes, blocks: ix?.blocks ?? 0, ms: Date.now() - t0 });
     } finally {
       await fh.close();
     }
@@ -80,4 +79,12 @@ async function sizeOf(p: string): Promise<number> {
     (s) => s.size,
     () => 0,
   );
+}
+
+/** The index's folder can be written: a build says so up front instead of scanning quietly. */
+async function canWrite(idxPath: string): Promise<void> {
+  const { mkdir, access, constants } = await import('node:fs/promises');
+  const { dirname } = await import('node:path');
+  await mkdir(dirname(idxPath), { recursive: true });
+  await access(dirname(idxPath), constants.W_OK);
 }

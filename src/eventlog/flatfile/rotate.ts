@@ -19,7 +19,9 @@ import { randomBytes } from 'node:crypto';
 import { link, lstat, open, readdir, rename, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { evioError } from '../../errors.js';
-import { cleanupStaleFiles, FileLock } from './index.js';
+// From their own modules, not ./index.js: the store imports this file (family-snapshot.ts).
+import { FileLock } from '../../common/file-lock.js';
+import { cleanupStaleFiles } from './rewrite.js';
 import { compressRotated } from './compress.js';
 import { readLines } from '../import/line-source.js';
 import { isStoredEvent } from '../record.js';
@@ -59,7 +61,8 @@ export interface RotateResult {
   compressedTo?: string | null;
 }
 
-interface RotateJournal {
+/** The plan a rotation journals before it renames anything (family-snapshot.ts reads it too). */
+export interface RotateJournal {
   rotated: string;
   cut: number;
   carriedRecnum: number;
@@ -67,6 +70,9 @@ interface RotateJournal {
   startedAt: string;
   pid: number;
 }
+
+/** Where a rotation of `path` keeps its journal while it runs. */
+export const journalPathOf = (path: string): string => `${path}.rotating`;
 
 const ROTATED_SUFFIX = /^\d{8}T\d{6}Z(?:-\d+)?(?:\.gz)?$/;
 
@@ -113,8 +119,8 @@ function parseEventLine(text: string, lineNumber: () => Promise<number>): Promis
   return Promise.resolve(isStoredEvent(rec) ? { recnum: rec.recnum as number, lacksRecnum: false, value: rec } : null);
 }
 
-/** The last event line of the file: where it starts and what moves with it. */
-async function lastEvent(path: string, fh: FileHandle, size: number): Promise<{ start: number; recnum: number; carried: Buffer } | null> {
+/** The last event line among the first `size` bytes: its start, the newline ending it, its record. */
+async function findLastEvent(fh: FileHandle, size: number, lineNumber: (start: number) => Promise<number>): Promise<{ start: number; nl: number; ev: NonNullable<Awaited<ReturnType<typeof parseEventLine>>> } | null> {
   let nl = await lastNewlineBefore(fh, size); // a torn tail after it is not an event
   while (nl >= 0) {
     const prev = await lastNewlineBefore(fh, nl);
@@ -123,17 +129,33 @@ async function lastEvent(path: string, fh: FileHandle, size: number): Promise<{ 
       let text = (await readAt(fh, nl - start, start)).toString('utf8');
       // The file's first line may follow a byte order mark, which moves along with it.
       if (start === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      const ev = await parseEventLine(text, async () => (await countLinesBefore(path, start)) + 1);
-      if (ev) {
-        const tail = await readAt(fh, size - (nl + 1), nl + 1);
-        // A legacy line (no recnum) is numbered by its line: in the new file it must carry it.
-        const line = ev.lacksRecnum ? Buffer.from(`${JSON.stringify({ recnum: ev.recnum, ...ev.value })}\n`) : await readAt(fh, nl + 1 - start, start);
-        return { start, recnum: ev.recnum, carried: Buffer.concat([line, tail]) };
-      }
+      const ev = await parseEventLine(text, () => lineNumber(start));
+      if (ev) return { start, nl, ev };
     }
     nl = prev;
   }
   return null;
+}
+
+/**
+ * Where a rotation of a log whose first `size` bytes are these would cut it (the start of the
+ * last event line), or null when it holds no event. Appends only add lines after it, so a later
+ * rotation never cuts below this point (family-snapshot.ts relies on it).
+ */
+export async function lastEventStart(fh: FileHandle, size: number): Promise<number | null> {
+  // Whether a line without recnum is an event does not depend on its number: no count needed.
+  return (await findLastEvent(fh, size, async () => 1))?.start ?? null;
+}
+
+/** The last event line of the file: where it starts and what moves with it. */
+async function lastEvent(path: string, fh: FileHandle, size: number): Promise<{ start: number; recnum: number; carried: Buffer } | null> {
+  const found = await findLastEvent(fh, size, async (start) => (await countLinesBefore(path, start)) + 1);
+  if (!found) return null;
+  const { start, nl, ev } = found;
+  const tail = await readAt(fh, size - (nl + 1), nl + 1);
+  // A legacy line (no recnum) is numbered by its line: in the new file it must carry it.
+  const line = ev.lacksRecnum ? Buffer.from(`${JSON.stringify({ recnum: ev.recnum, ...ev.value })}\n`) : await readAt(fh, nl + 1 - start, start);
+  return { start, recnum: ev.recnum, carried: Buffer.concat([line, tail]) };
 }
 
 /** The recnum of the first event of a file, or null when it has none. */
@@ -228,7 +250,7 @@ export async function rotateFlatFile(opts: RotateOptions): Promise<RotateResult>
 
 async function rotateUnderLock(opts: RotateOptions): Promise<RotateResult> {
   const path = resolve(opts.path);
-  const jpath = `${path}.rotating`;
+  const jpath = journalPathOf(path);
   const lock = new FileLock(path, { timeoutMs: opts.lockTimeoutMs ?? 10_000 });
   const step = async (n: number) => opts.onStep?.(n);
   return lock.withLock(async (held) => {

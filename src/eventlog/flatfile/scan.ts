@@ -37,8 +37,8 @@ export interface ScanOptions extends LineReaderOptions {
   merge?: FinishMerge;
   /** Where the scan starts (default the query's byteOffset). */
   start?: number;
-  /** The offset a row carries, from the position after its line (default that position). */
-  offsetOf?: (end: number, recnum: number) => number;
+  /** The offset a row carries, from the position after its line (default that position); `numberedByLine`: the line has no recnum. */
+  offsetOf?: (end: number, recnum: number, numberedByLine?: boolean) => number;
   /** Byte frequencies for the needle search, shared between the parts of one answer. */
   freq?: { value: Uint32Array | null };
 }
@@ -182,7 +182,7 @@ export async function* scanRows(source: ByteSource, q: EventQuery, opts: ScanOpt
           stats.malformed++;
         } else {
           if (rec.etype === 'F' && merge.pendingCount > 0) merge.offerFinish(rec);
-          if (merge.admitting && hasNeedle && matchesRecord(rec, q, types)) merge.addCandidate(rec, offsetOf ? offsetOf(reader.pos(e + 1), rec.recnum) : reader.pos(e + 1), text);
+          if (merge.admitting && hasNeedle && matchesRecord(rec, q, types)) merge.addCandidate(rec, offsetOf ? offsetOf(reader.pos(e + 1), rec.recnum, lineNumber !== null) : reader.pos(e + 1), text);
           merge.drain(out);
         }
         if (merge.done) {

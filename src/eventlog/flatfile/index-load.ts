@@ -1,0 +1,165 @@
+// Reading a skip index (skip-index.ts): the segment heads and block tables, checked (CRC-32 of
+// each head and table, the segments' continuity, the data file's inode, size and sampled bytes);
+// the columns stay on disk (index-columns.ts). A segment cut short (a writer killed in the
+// middle), corrupt or not continuing the one before ends the index there: the index covers what
+// comes before and the rest of the file is scanned. Nothing usable: null, the file is scanned.
+import type { FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
+import type { BuilderBase } from './index-builder.js';
+import { readAt } from './read-at.js';
+import {
+  B_AE_MAX, B_AE_MIN, B_AE_OPEN, BF, COL_FIELDS, INDEX_VERSION, MAGIC, NCOLS, pad8, sampleOf,
+  type ColField, type Segment, type SegmentHead, type SkipIndex,
+} from './skip-index.js';
+
+/** Heads longer than this are not ours (a corrupt length). */
+const MAX_HEAD = 256 << 20;
+
+function validHead(h: SegmentHead, seq: number, prev: SegmentHead | null): boolean {
+  if (h?.format !== 'evio-ff-index' || h.version !== INDEX_VERSION || h.seq !== seq) return false;
+  if (!Array.isArray(h.cols) || h.cols.length !== NCOLS || !Array.isArray(h.patches)) return false;
+  if (prev === null) return h.from >= 0 && h.lineFrom === 0 && h.blockFrom === 0;
+  return h.data === prev.data && h.ino === prev.ino && h.from === prev.usize && h.lineFrom === prev.lineFrom + prev.lines && h.blockFrom === prev.blockFrom + prev.blocks && h.dataSize >= prev.dataSize;
+}
+
+/** Reads the segments of an open index file; null when not even the first is intact. */
+async function readSegments(fh: FileHandle, size: number): Promise<Array<{ seg: Segment; table: Float64Array; end: number }> | null> {
+  const magic = await readAt(fh, MAGIC.length, 0);
+  if (!magic.equals(MAGIC)) return null;
+  const out: Array<{ seg: Segment; table: Float64Array; end: number }> = [];
+  let pos = MAGIC.length;
+  let prev: SegmentHead | null = null;
+  while (pos + 8 <= size) {
+    const pre = await readAt(fh, 8, pos);
+    if (pre.length < 8) break;
+    const hlen = pre.readUInt32LE(0);
+    if (hlen > MAX_HEAD || pos + 8 + hlen > size) break;
+    const hb = await readAt(fh, hlen, pos + 8);
+    if (hb.length < hlen || crc32(hb) >>> 0 !== pre.readUInt32LE(4)) break;
+    let head: SegmentHead;
+    try {
+      head = JSON.parse(hb.toString('utf8')) as SegmentHead;
+    } catch {
+      break;
+    }
+    if (!validHead(head, out.length, prev)) break;
+    const bodyAt = pos + pad8(8 + hlen);
+    const end = bodyAt + head.bodyBytes;
+    if (end > size) break;
+    const tb = Buffer.from(new ArrayBuffer(head.blocks * BF * 8));
+    const { bytesRead } = await fh.read(tb, 0, tb.length, bodyAt);
+    if (bytesRead !== tb.length || crc32(tb) >>> 0 !== head.tableCrc) break;
+    out.push({ seg: { head, bodyAt }, table: new Float64Array(tb.buffer, 0, head.blocks * BF), end });
+    prev = head;
+    pos = end;
+  }
+  return out.length ? out : null;
+}
+
+/** Reads and checks the index at `idxPath` against the open data file; null when unusable. */
+export async function loadIndex(idxPath: string, data: FileHandle, st: { ino: bigint; size: number }, gz: boolean): Promise<SkipIndex | null> {
+  let fh: FileHandle;
+  try {
+    fh = await open(idxPath, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const ist = await fh.stat({ bigint: true });
+    const segs = await readSegments(fh, Number(ist.size));
+    if (!segs) return null;
+    // The longest prefix of segments that describes this data file.
+    let n = segs.length;
+    while (n > 0 && !(await headMatches(segs[n - 1]!.seg.head, data, st, gz))) n--;
+    if (n === 0) return null;
+    const used = segs.slice(0, n);
+    const last = used[n - 1]!.seg.head;
+    const blocks = last.blockFrom + last.blocks;
+    const table = new Float64Array(blocks * BF);
+    const dicts = Object.fromEntries(COL_FIELDS.map((f) => [f, [] as string[]])) as unknown as Record<ColField, string[]>;
+    for (const { seg, table: t } of used) {
+      const h = seg.head;
+      table.set(t, h.blockFrom * BF);
+      for (const f of COL_FIELDS) for (const v of h.dictAdd[f] ?? []) dicts[f].push(v);
+      // Accepts of earlier blocks whose finish came in this segment.
+      for (let k = 0; k + 3 < h.patches.length; k += 4) {
+        const p = h.patches[k]! * BF;
+        if (p < 0 || p >= h.blockFrom * BF) return null;
+        if (h.patches[k + 1]! < table[p + B_AE_MIN]!) table[p + B_AE_MIN] = h.patches[k + 1]!;
+        if (h.patches[k + 2]! > table[p + B_AE_MAX]!) table[p + B_AE_MAX] = h.patches[k + 2]!;
+        table[p + B_AE_OPEN] = table[p + B_AE_OPEN]! - h.patches[k + 3]!;
+      }
+    }
+    return {
+      path: idxPath,
+      fileIno: ist.ino,
+      fileSize: Number(ist.size),
+      data: last.data,
+      dataIno: last.ino,
+      dataSize: last.dataSize,
+      usize: last.usize,
+      sample: last.sample,
+      blockBytes: last.blockBytes,
+      legacy: last.legacy,
+      blocks,
+      lines: last.lineFrom + last.lines,
+      table,
+      dicts,
+      segs: used.map((s) => s.seg),
+      end: used[n - 1]!.end,
+    };
+  } catch {
+    return null;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The segment describes this data file: same inode, its sizes fit, the sampled bytes agree. */
+async function headMatches(h: SegmentHead, data: FileHandle, st: { ino: bigint; size: number }, gz: boolean): Promise<boolean> {
+  if (h.ino !== String(st.ino) || h.data !== (gz ? 'gz' : 'plain')) return false;
+  if (gz ? h.dataSize !== st.size : h.dataSize > st.size) return false;
+  return (await sampleOf(data, h.dataSize)) === h.sample;
+}
+
+/** The index (held in memory) still describes this data file. */
+export async function indexMatches(ix: SkipIndex, data: FileHandle, st: { ino: bigint; size: number }, gz: boolean): Promise<boolean> {
+  if (ix.dataIno !== String(st.ino) || ix.data !== (gz ? 'gz' : 'plain')) return false;
+  if (gz ? ix.dataSize !== st.size : ix.dataSize > st.size) return false;
+  return (await sampleOf(data, ix.dataSize)) === ix.sample;
+}
+
+/** Where the index ended, for an extension: its dictionaries and the accepts still waiting. */
+export async function baseOf(ix: SkipIndex): Promise<BuilderBase | null> {
+  const last = ix.segs[ix.segs.length - 1]!;
+  const h = last.head;
+  let waiting: Array<[string | null, number]>;
+  try {
+    const fh = await open(ix.path, 'r');
+    try {
+      const ist = await fh.stat({ bigint: true });
+      if (ist.ino !== ix.fileIno) return null; // replaced since it was read
+      const b = await readAt(fh, h.openBytes, last.bodyAt + h.openAt);
+      if (b.length !== h.openBytes || crc32(b) >>> 0 !== h.openCrc) return null;
+      waiting = JSON.parse(b.toString('utf8')) as Array<[string | null, number]>;
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return null;
+  }
+  return {
+    data: ix.data,
+    ino: ix.dataIno,
+    blockBytes: ix.blockBytes,
+    seq: ix.segs.length,
+    usize: ix.usize,
+    lines: ix.lines,
+    blocks: ix.blocks,
+    legacy: ix.legacy,
+    dicts: ix.dicts,
+    open: waiting,
+    openLost: h.openLost,
+  };
+}

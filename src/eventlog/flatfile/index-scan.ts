@@ -1,0 +1,400 @@
+// Reading the indexed part of one file through its skip index (skip-index.ts): blocks that
+// cannot hold a row are skipped from the block table alone; in the others the columns the query
+// tests are read (index-columns.ts) and only the lines they admit (and the finish lines waiting
+// accepts need) are read and parsed, then checked with the real filter, so a hash collision or
+// a dictionary "unknown" costs a parse, never a row.
+import type { FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { readSync } from 'node:fs';
+import { evioError } from '../../errors.js';
+import { admittedTypes, matchesRecord } from '../filter.js';
+import type { EventQuery, EventRow } from '../types.js';
+import type { FileQueryContext } from './file-query.js';
+import { bufferSource, readMember } from './gzip.js';
+import { ColumnReader, type ColumnSlice } from './index-columns.js';
+import { parseJsonText, toStoredEvent } from './parse-line.js';
+import { uniqueidHash } from './prefilter.js';
+import { readAt } from './read-at.js';
+import { scanRows } from './scan.js';
+import {
+  B_AE_MAX, B_AE_MIN, B_AE_OPEN, B_CEND, B_CSTART, B_END, B_F_MAX, B_F_MIN, B_LINE_FROM, B_LINE_TO, B_MASK, B_REC_MAX, B_REC_MIN, B_START, B_T_MAX, B_T_MIN, BF,
+  C_DICT, C_KIND, C_START, C_UID, COL_FIELDS, COL_OVERFLOW, ETYPE_BIT, UID_UNKNOWN, type SkipIndex,
+} from './skip-index.js';
+
+type OffsetOf = ((end: number, recnum: number) => number) | undefined;
+
+/** The member (decompressed) of block row `o` of a gzip file's index. */
+export async function memberOf(ix: SkipIndex, fh: FileHandle, o: number, ctx: Pick<FileQueryContext, 'counters'>): Promise<Buffer> {
+  const c0 = ix.table[o + B_CSTART]!;
+  const c1 = ix.table[o + B_CEND]!;
+  ctx.counters.bytes += c1 - c0;
+  return readMember(fh, c0, c1 - c0);
+}
+
+/** Which blocks may hold a row of the query, decided from the block table alone. */
+function blockTest(q: EventQuery): (b: Float64Array, o: number) => boolean {
+  const types = admittedTypes(q);
+  let mask = 0;
+  for (const t of types) mask |= ETYPE_BIT[t.charCodeAt(0)]!;
+  const arkAdmitted = types.has('A') || types.has('R') || types.has('K');
+  const fAdmitted = types.has('F');
+  const exit = q.exitFrom !== null || q.exitTo !== null;
+  const exLo = q.exitFrom ?? -Infinity;
+  const exHi = q.exitTo ?? Infinity;
+  const lo = q.from ?? -Infinity;
+  const hi = q.to ?? Infinity;
+  return (b, o) => {
+    if ((b[o + B_MASK]! & mask) === 0) return false;
+    if (q.recnumMax !== null && b[o + B_REC_MIN]! > q.recnumMax) return false;
+    if (q.recnumMin !== null && b[o + B_REC_MAX]! < q.recnumMin) return false;
+    if (q.from !== null || q.to !== null) {
+      let ok = false;
+      if (arkAdmitted && b[o + B_T_MAX]! >= lo && b[o + B_T_MIN]! <= hi) ok = true;
+      if (fAdmitted && b[o + B_F_MAX]! >= lo && b[o + B_F_MIN]! <= hi) ok = true;
+      if (!ok) return false;
+    }
+    if (exit) {
+      if (q.dump) {
+        // Stored values: only finish rows carry an exit time (their own time).
+        if (!fAdmitted || b[o + B_F_MAX]! < exLo || b[o + B_F_MIN]! > exHi) return false;
+      } else if (b[o + B_AE_OPEN]! <= 0 && (b[o + B_AE_MAX]! < exLo || b[o + B_AE_MIN]! > exHi)) {
+        // Every accept of the block has its finish in the indexed part, none in range; rejects
+        // have no exit time.
+        return false;
+      }
+    }
+    return true;
+  };
+}
+
+/** Per pattern field with a column: its column and which dictionary ids may match (1) or cannot (0). */
+function columnMasks(ix: SkipIndex, q: EventQuery): Array<[number, Uint8Array]> {
+  const out: Array<[number, Uint8Array]> = [];
+  COL_FIELDS.forEach((f, i) => {
+    const alts = q.patterns[f];
+    if (!alts) return;
+    const dict = ix.dicts[f];
+    const m = new Uint8Array(COL_OVERFLOW + 1);
+    m[COL_OVERFLOW] = 1;
+    for (let id = 1; id <= dict.length; id++) {
+      const v = dict[id - 1]!;
+      for (const w of alts) {
+        if (w.test(v)) {
+          m[id] = 1;
+          break;
+        }
+      }
+    }
+    out.push([C_DICT + i, m]);
+  });
+  return out;
+}
+
+/** Uniqueid hashes an exact uniqueid filter allows, or null when the filter is not exact. */
+function uidHashes(q: EventQuery): Set<number> | null {
+  const alts = q.patterns.uniqueid;
+  if (!alts) return null;
+  const out = new Set<number>();
+  for (const w of alts) {
+    if (w.exact === null) return null;
+    const h = uniqueidHash(w.exact);
+    if (h === -1) return null;
+    out.add(h);
+  }
+  return out;
+}
+
+/**
+ * Rows of the indexed part of one file from `pos` on, into the shared merge. Returns null when
+ * the index was read to its end, or the block where a damaged column slice (or an index file
+ * replaced meanwhile) stopped it: the caller reads the rest of the file without the index.
+ */
+export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos: number, offsetOf: OffsetOf, ctx: FileQueryContext): AsyncGenerator<EventRow, number | null> {
+  const { q, merge, stats } = ctx;
+  const types = admittedTypes(q);
+  const admittedByte = new Uint8Array(256);
+  for (const t of types) admittedByte[t.charCodeAt(0)] = 1;
+  const mayHold = blockTest(q);
+  const masks = columnMasks(ix, q);
+  const nMasks = masks.length;
+  const maskBits = masks.map(([, m]) => m);
+  const maskSlices: ColumnSlice[] = [];
+  const uids = uidHashes(q);
+  const t = ix.table;
+  const nb = ix.blocks;
+  // Blocks whose columns the query may read: a column window stops before the others.
+  const wanted = new Uint8Array(nb);
+  for (let bi = 0; bi < nb; bi++) wanted[bi] = t[bi * BF + B_END]! > pos && (!q.dump || mayHold(t, bi * BF)) ? 1 : 0;
+  let ifh: FileHandle;
+  try {
+    ifh = await open(ix.path, 'r');
+  } catch {
+    return firstBlockFrom(ix, pos);
+  }
+  try {
+    if ((await ifh.stat({ bigint: true })).ino !== ix.fileIno) return firstBlockFrom(ix, pos);
+    const cols = new ColumnReader(ifh, ix, wanted);
+    const out: EventRow[] = [];
+    const lines: number[] = [];
+    const isCand: boolean[] = [];
+    const hits: number[] = [];
+    const candHashes = new Set<number>();
+    // The driving column: the pattern column admitting the fewest ids, when they are few.
+    let driver = -1;
+    let driverIds: number[] = [];
+    for (let f = 0; f < nMasks; f++) {
+      const ids: number[] = [];
+      const m = maskBits[f]!;
+      for (let id = 0; id < m.length && ids.length <= 8; id++) if (m[id] === 1) ids.push(id);
+      if (ids.length <= 8 && (driver === -1 || ids.length < driverIds.length)) {
+        driver = f;
+        driverIds = ids;
+      }
+    }
+    let uid: ColumnSlice | null = null;
+    /** Line i (type k) passes the type, the column masks and the uniqueid filter. */
+    const admitted = (i: number, k: number): boolean => {
+      if (admittedByte[k] !== 1) return false;
+      for (let f = 0; f < nMasks; f++) if (maskBits[f]![maskSlices[f]![i]!] !== 1) return false;
+      return !(uids !== null && uid![i] !== UID_UNKNOWN && !uids.has(uid![i]!));
+    };
+    for (let bi = 0; bi < nb; bi++) {
+      if (merge.done) return null;
+      ctx.signal?.throwIfAborted();
+      if (wanted[bi] === 0 && q.dump) continue;
+      const o = bi * BF;
+      const bStart = t[o + B_START]!;
+      const bEnd = t[o + B_END]!;
+      if (bEnd <= pos) continue;
+      const cand = merge.admitting && mayHold(t, o);
+      const needFin = !q.dump && (merge.pendingCount > 0 || cand);
+      if (!cand && !needFin) continue;
+      const kind = await cols.get(C_KIND, bi);
+      if (!kind) return bi;
+      const n = kind.length;
+      let start: ColumnSlice | null = null;
+      let first = 0;
+      if (bStart < pos) {
+        start = await cols.get(C_START, bi);
+        if (!start) return bi;
+        while (first < n && bStart + start[first]! < pos) first++;
+      }
+      if (cand) {
+        for (let f = 0; f < nMasks; f++) {
+          const c = await cols.get(masks[f]![0], bi);
+          if (!c) return bi;
+          maskSlices[f] = c;
+        }
+      }
+      uid = (cand && uids !== null) || needFin ? await cols.get(C_UID, bi) : null;
+      if (((cand && uids !== null) || needFin) && !uid) return bi;
+      lines.length = 0;
+      isCand.length = 0;
+      candHashes.clear();
+      if (cand) {
+        if (driver >= 0) {
+          // A column whose admitted ids are few: jump from match to match with the typed
+          // array's indexOf (native, fast before the JIT warms up) instead of testing every line.
+          const col = maskSlices[driver]! as Uint16Array;
+          for (const id of driverIds) for (let i = col.indexOf(id, first); i !== -1; i = col.indexOf(id, i + 1)) hits.push(i);
+          if (driverIds.length > 1) hits.sort((x, y) => x - y);
+          for (let h = 0; h < hits.length; h++) {
+            const i = hits[h]!;
+            const k = kind[i]!;
+            if (k !== 0 && admitted(i, k)) {
+              lines.push(i);
+              isCand.push(true);
+              if (!q.dump && (k === 65 || k === 75)) candHashes.add(uid![i]!);
+            }
+          }
+          hits.length = 0;
+          // Not events: counted as the scan counts the malformed lines it looks at.
+          for (let i = kind.indexOf(0, first); i !== -1; i = kind.indexOf(0, i + 1)) stats.malformed++;
+        } else {
+          for (let i = first; i < n; i++) {
+            const k = kind[i]!;
+            if (k === 0) {
+              stats.malformed++;
+              continue;
+            }
+            if (admitted(i, k)) {
+              lines.push(i);
+              isCand.push(true);
+              if (!q.dump && (k === 65 || k === 75)) candHashes.add(uid![i]!);
+            }
+          }
+        }
+      }
+      if (needFin) {
+        // The finish lines waiting accepts need (uniqueid hash pending, or unknown).
+        const pending = merge.pendingHashes;
+        const nCand = lines.length;
+        if (pending.size + candHashes.size <= 32) {
+          const want = [UID_UNKNOWN, ...pending.keys(), ...candHashes];
+          for (const h of want) for (let i = uid!.indexOf(h, first); i !== -1; i = uid!.indexOf(h, i + 1)) if (kind[i] === 70) hits.push(i);
+        } else {
+          for (let i = first; i < n; i++) {
+            if (kind[i] !== 70) continue;
+            const h = uid![i]!;
+            if (h === UID_UNKNOWN || pending.has(h) || candHashes.has(h)) hits.push(i);
+          }
+        }
+        if (hits.length > 0) {
+          // In file order with the candidates: a finish counts only after its accept.
+          hits.sort((x, y) => x - y);
+          let h = 0;
+          let c = 0;
+          const merged: number[] = [];
+          const mergedCand: boolean[] = [];
+          while (h < hits.length || c < nCand) {
+            if (c < nCand && (h >= hits.length || lines[c]! < hits[h]!)) {
+              merged.push(lines[c++]!);
+              mergedCand.push(true);
+            } else {
+              const i = hits[h++]!;
+              if (merged.length > 0 && merged[merged.length - 1] === i) continue;
+              merged.push(i);
+              mergedCand.push(false);
+            }
+          }
+          hits.length = 0;
+          lines.length = 0;
+          isCand.length = 0;
+          for (let j = 0; j < merged.length; j++) {
+            lines.push(merged[j]!);
+            isCand.push(mergedCand[j]!);
+          }
+        }
+      }
+      if (lines.length === 0) continue;
+      start ??= await cols.get(C_START, bi);
+      if (!start) return bi;
+      const st = start;
+      const lineStart = (i: number) => bStart + st[i]!;
+      const lineEnd = (i: number) => (i + 1 < n ? bStart + st[i + 1]! : bEnd);
+      let buf: Buffer;
+      let base: number;
+      if (gz) {
+        buf = await memberOf(ix, fh, o, ctx);
+        base = bStart;
+      } else if (lines.length * 8 > n - first) {
+        // Dense: one read of the block.
+        base = lineStart(first);
+        buf = await readRange(fh, base, bEnd - base);
+        ctx.counters.bytes += buf.length;
+      } else {
+        // Sparse: read the wanted lines only (adjacent ones together).
+        ({ buf, base } = readLines(fh, lines, lineStart, lineEnd));
+        ctx.counters.bytes += buf.length;
+      }
+      for (let j = 0; j < lines.length; j++) {
+        const i = lines[j]!;
+        const s = lineStart(i);
+        const e = lineEnd(i) - 1;
+        const text = buf.toString('utf8', locate(base, s, buf), locate(base, e, buf));
+        const v = parseJsonText(text);
+        const rec = v === undefined ? null : toStoredEvent(v, null);
+        if (rec === null) {
+          stats.malformed++;
+          continue;
+        }
+        if (rec.etype === 'F' && merge.pendingCount > 0) merge.offerFinish(rec);
+        if (isCand[j] && merge.admitting && matchesRecord(rec, q, types)) merge.addCandidate(rec, offsetOf ? offsetOf(e + 1, rec.recnum) : e + 1, text);
+        merge.drain(out);
+        if (merge.done) break;
+      }
+      for (const row of out) yield row;
+      out.length = 0;
+    }
+    return null;
+  } finally {
+    await ifh.close();
+  }
+}
+
+/** The first block holding bytes at or after `pos`. */
+function firstBlockFrom(ix: SkipIndex, pos: number): number {
+  let b = 0;
+  while (b < ix.blocks && ix.table[b * BF + B_END]! <= pos) b++;
+  return b;
+}
+
+/**
+ * The rest of a gzip file of ours from block `from` on, without the index's columns: each
+ * member is decompressed and scanned (its range is in the block table, checked by its CRC).
+ */
+export async function* scanGzipFrom(ix: SkipIndex, fh: FileHandle, from: number, pos: number, offsetOf: OffsetOf, ctx: FileQueryContext): AsyncGenerator<EventRow> {
+  for (let bi = from; bi < ix.blocks && !ctx.merge.done; bi++) {
+    const o = bi * BF;
+    const data = await memberOf(ix, fh, o, ctx);
+    yield* scanRows(bufferSource(data, ix.table[o + B_START]!), ctx.q, {
+      merge: ctx.merge,
+      start: Math.max(pos, ix.table[o + B_START]!),
+      maxOpenAccepts: ctx.maxOpenAccepts,
+      signal: ctx.signal,
+      stats: ctx.stats,
+      freq: ctx.freq,
+      ...(offsetOf ? { offsetOf } : {}),
+    });
+  }
+}
+
+/** Sparse reads land in one buffer at their own places; `locate` maps a file position into it. */
+const placed = new WeakMap<Buffer, { starts: number[]; at: number[] }>();
+
+function locate(base: number, pos: number, buf: Buffer): number {
+  const p = placed.get(buf);
+  if (!p) return pos - base;
+  // Binary search for the run holding pos.
+  let lo = 0;
+  let hi = p.starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (p.starts[mid]! <= pos) lo = mid;
+    else hi = mid - 1;
+  }
+  return p.at[lo]! + (pos - p.starts[lo]!);
+}
+
+async function readRange(fh: FileHandle, pos: number, len: number): Promise<Buffer> {
+  const buf = await readAt(fh, len, pos);
+  const got = buf.length;
+  if (got < len) throw evioError('STORE_IO', `the file ended at byte ${pos + got}, inside a block its index describes (it was rewritten meanwhile); query again`);
+  return buf;
+}
+
+function readLines(fh: FileHandle, lines: number[], lineStart: (i: number) => number, lineEnd: (i: number) => number): { buf: Buffer; base: number } {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (const i of lines) {
+    const s = lineStart(i);
+    const e = lineEnd(i);
+    if (ends.length > 0 && ends[ends.length - 1] === s) ends[ends.length - 1] = e;
+    else {
+      starts.push(s);
+      ends.push(e);
+    }
+  }
+  const at: number[] = [];
+  let total = 0;
+  for (let k = 0; k < starts.length; k++) {
+    at.push(total);
+    total += ends[k]! - starts[k]!;
+  }
+  const buf = Buffer.allocUnsafe(total);
+  // Synchronous preads: a few short lines of one block, almost always from the page cache,
+  // where a pread costs microseconds and a promise round trip through the thread pool ten
+  // times more (measured: BENCHMARKS.md, section 11). Bounded by one block's lines.
+  for (let k = 0; k < starts.length; k++) {
+    const len = ends[k]! - starts[k]!;
+    let got = 0;
+    while (got < len) {
+      const n = readSync(fh.fd, buf, at[k]! + got, len - got, starts[k]! + got);
+      if (n <= 0) throw evioError('STORE_IO', `the file ended at byte ${starts[k]! + got}, inside a line its index describes (it was rewritten meanwhile); query again`);
+      got += n;
+    }
+  }
+  placed.set(buf, { starts, at });
+  return { buf, base: 0 };
+}
+
