@@ -72,6 +72,15 @@ function withSidecars(path) {
   return readdirSync(d).filter((n) => n.startsWith(base)).map((n) => join(d, n));
 }
 
+/** The first line of a file (read from its first 64 KiB, not the whole file). */
+function firstLine(path) {
+  const fd = openSync(path, 'r');
+  const b = Buffer.alloc(64 << 10);
+  const n = readSync(fd, b, 0, b.length, 0);
+  closeSync(fd);
+  return b.subarray(0, n).toString('utf8').split('\n', 1)[0];
+}
+
 /** Compressed extents [start, length] of the gzip members of a file (EV extra fields, src/eventlog/flatfile/gzip.ts); one extent when they are not ours. */
 function gzipMembers(path) {
   const size = statSync(path).size;
@@ -289,7 +298,7 @@ if (rg) {
 log('1M: start-up and profile');
 out.push('### Where the whole-process time goes (dump=1, index, warm)', '');
 const tiny = join(dir, 'one-record.ndjson');
-writeFileSync(tiny, `${readFileSync(onePath, 'utf8').split('\n', 1)[0]}\n`);
+writeFileSync(tiny, `${firstLine(onePath)}\n`);
 const nodeT = await timeProcess([NODE, '-e', '0'], { runs: RUNS, warmup: 1 });
 const versionT = await timeProcess(evioArgv(['--version']), { runs: RUNS, warmup: 1 });
 const tinyT = await timeProcess(evioArgv(['events', 'query', `ff:${tiny}`, '--submituser', 'alice', '--dump', '1', '--limit', '100000000']), { runs: RUNS, warmup: 1, stdout: 'count', env: envIndex });
@@ -390,7 +399,7 @@ if (famOff.count !== famQueries[0].count) throw new Error(`family submituser=ali
 row(['`submituser=alice` in-process without index (every gzip file streamed), for scale', `${inproc(famOff)} · ${fmtBytes(famOff.bytesRead)} read · ${fmtInt(famOff.count)} rows`, '–', '–', '–', '–', 'no goal', fmtRss(famOff.maxRssKB)]);
 // One hour in the middle of the family's time span.
 log('family: one hour');
-const mid = JSON.parse(readFileSync(`${live}`, 'utf8').split('\n', 1)[0]).time - 4 * 86400;
+const mid = JSON.parse(firstLine(live)).time - 4 * 86400;
 const hourQ = { from: String(Math.floor(mid)), to: String(Math.floor(mid) + 3599), limit: '100000000' };
 const hourIn = await runChild('flatidx-query.mjs', [live, JSON.stringify(hourQ), String(RUNS + 1), 'on', 'family']);
 const hourOff = await runChild('flatidx-query.mjs', [live, JSON.stringify(hourQ), String(SCAN_REPEAT), 'off', 'family']);
@@ -450,8 +459,10 @@ const BATCHES = 60;
 const SIZE = 1000;
 const apPlain = await runChild('flatidx-append.mjs', [one.path, join(dir, 'append-plain'), String(BATCHES), String(SIZE), 'plain']);
 const apIndex = await runChild('flatidx-append.mjs', [one.path, join(dir, 'append-index'), String(BATCHES), String(SIZE), 'index']);
-const overhead = apIndex.indexMs / apPlain.ms;
-row([`append overhead: ${BATCHES} appends of ${fmtInt(SIZE)} events (${fmtBytes(apPlain.bytes)}), each synced; the index extended after every append`, `appends ${fmtMs(apPlain.ms)} without index · ${fmtMs(apIndex.ms)} + ${fmtMs(apIndex.indexMs)} index upkeep with it = **${(100 * overhead).toFixed(0)} %** of the append time (index ${fmtBytes(apIndex.indexBytes)})`, '≤ 10 %', overhead <= 0.1 ? '✅ met' : '❌ **MISSED**']);
+// Everything the index costs the writer: the upkeep inside append() (the time above the plain
+// appends) and the extension after it.
+const overhead = (apIndex.ms + apIndex.indexMs - apPlain.ms) / apPlain.ms;
+row([`append overhead: ${BATCHES} appends of ${fmtInt(SIZE)} events (${fmtBytes(apPlain.bytes)}) to a log of ${fmtBytes(apPlain.seedBytes)}, each synced; with the index on, the append path's own upkeep, then the index brought fully up to date after every append`, `appends ${fmtMs(apPlain.ms)} without index · ${fmtMs(apIndex.ms)} with it (upkeep in the append path: ${apIndex.ms >= apPlain.ms ? '+' : '−'}${fmtMs(Math.abs(apIndex.ms - apPlain.ms))}) + ${fmtMs(apIndex.indexMs)} bringing it fully up to date = **${(100 * overhead).toFixed(0)} %** of the plain append time (index ${fmtBytes(apIndex.indexBytes)})`, '≤ 10 %', overhead <= 0.1 ? '✅ met' : '❌ **MISSED**']);
 out.push('');
 
 out.push('### Block size (chosen by measurement)', '');
