@@ -17,7 +17,7 @@ import { createGunzip, deflateRawSync, gunzip as gunzipCb, crc32, inflateRawSync
 import { promisify } from 'node:util';
 import { evioError } from '../../errors.js';
 import type { ByteSource } from './line-reader.js';
-import { readAt } from './read-at.js';
+import { readAtSync } from './read-at.js';
 
 const gunzipAsync = promisify(gunzipCb);
 
@@ -69,7 +69,7 @@ export async function memberLength(fh: FileHandle, pos: number): Promise<number 
 
 /** Decompresses one member read from [pos, pos + len). */
 export async function readMember(fh: FileHandle, pos: number, len: number): Promise<Buffer> {
-  const m = await readAt(fh, len, pos);
+  const m = readAtSync(fh.fd, len, pos);
   const got = m.length;
   // One of ours (the index names only our members): inflate the deflate body in one call into
   // a buffer of the size the trailer states, and check the trailer's CRC-32 (native, fast).

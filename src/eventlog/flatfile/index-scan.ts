@@ -169,24 +169,24 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
       const cand = merge.admitting && mayHold(t, o);
       const needFin = !q.dump && (merge.pendingCount > 0 || cand);
       if (!cand && !needFin) continue;
-      const kind = await cols.get(C_KIND, bi);
+      const kind = cols.get(C_KIND, bi);
       if (!kind) return bi;
       const n = kind.length;
       let start: ColumnSlice | null = null;
       let first = 0;
       if (bStart < pos) {
-        start = await cols.get(C_START, bi);
+        start = cols.get(C_START, bi);
         if (!start) return bi;
         while (first < n && bStart + start[first]! < pos) first++;
       }
       if (cand) {
         for (let f = 0; f < nMasks; f++) {
-          const c = await cols.get(masks[f]![0], bi);
+          const c = cols.get(masks[f]![0], bi);
           if (!c) return bi;
           maskSlices[f] = c;
         }
       }
-      uid = (cand && uids !== null) || needFin ? await cols.get(C_UID, bi) : null;
+      uid = (cand && uids !== null) || needFin ? cols.get(C_UID, bi) : null;
       if (((cand && uids !== null) || needFin) && !uid) return bi;
       lines.length = 0;
       isCand.length = 0;
@@ -267,7 +267,7 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
         }
       }
       if (lines.length === 0) continue;
-      start ??= await cols.get(C_START, bi);
+      start ??= cols.get(C_START, bi);
       if (!start) return bi;
       const st = start;
       const lineStart = (i: number) => bStart + st[i]!;
