@@ -25,6 +25,7 @@ import { indexScan, memberOf, scanGzipFrom } from './index-scan.js';
 import { fileSource, LineReader, type ByteSource } from './line-reader.js';
 import { lacksRecnum, parseJsonText, toStoredEvent } from './parse-line.js';
 import { probeCanonicalPrefix, type PrefixProbe } from './prefilter.js';
+import { narrowToRecnum } from './recnum-seek.js';
 import { checkByteOffset, scanRows } from './scan.js';
 import {
   B_AE_MAX, B_AE_MIN, B_AE_OPEN, B_CEND, B_CSTART, B_END, B_F_MAX, B_F_MIN, B_LINE_FROM, B_LINE_TO, B_MASK, B_REC_MAX, B_REC_MIN, B_START, B_T_MAX, B_T_MIN, BF,
@@ -146,7 +147,7 @@ export async function* queryFile(path: string, fh: FileHandle, live: boolean, fa
       // A plain file without index whose last record is at or below the position holds nothing
       // after it: no walk through it (a family resume passes every earlier file).
       if (!gz && !usable && !view && (await readLastRecnum(fh, st.size, ctx.signal)) <= start.afterRecnum) return false;
-      const p = await positionAfterRecnum(fh, gz, usable, streamSource, start.afterRecnum, ctx);
+      const p = await positionAfterRecnum(fh, gz, usable, streamSource, start.afterRecnum, size, ctx);
       if (p < 0) return false;
       pos = p;
     }
@@ -214,7 +215,7 @@ function viewOfIndex(ix: SkipIndex | null, view: FileView | null): SkipIndex | n
 }
 
 /** Position of the first line with a recnum above `r` (a family resume), or -1 when none. */
-async function positionAfterRecnum(fh: FileHandle, gz: boolean, ix: SkipIndex | null, stream: ByteSource, r: number, ctx: FileQueryContext): Promise<number> {
+async function positionAfterRecnum(fh: FileHandle, gz: boolean, ix: SkipIndex | null, stream: ByteSource, r: number, end: number, ctx: FileQueryContext): Promise<number> {
   if (ix) {
     const n = ix.blocks;
     const t = ix.table;
@@ -228,7 +229,8 @@ async function positionAfterRecnum(fh: FileHandle, gz: boolean, ix: SkipIndex | 
     if (gz) return -1;
     return walkToRecnum(stream, ix.usize, Infinity, r, ctx.signal);
   }
-  return walkToRecnum(stream, await bomLength(stream), Infinity, r, ctx.signal);
+  const from = await bomLength(stream);
+  return walkToRecnum(stream, gz ? from : await narrowToRecnum(stream, from, end, r, ctx.signal), Infinity, r, ctx.signal);
 }
 
 async function walkToRecnum(source: ByteSource, from: number, to: number, r: number, signal: AbortSignal | undefined): Promise<number> {

@@ -13,11 +13,11 @@
 // walked — and one block decompressed without the blocks before it — by reading headers only.
 // A gzip written by anything else (one member, no `EV` field) is read as one stream.
 import type { FileHandle } from 'node:fs/promises';
-import { createGunzip, deflateRawSync, gunzip as gunzipCb, crc32, inflateRawSync } from 'node:zlib';
+import { createGunzip, deflateRawSync, gunzip as gunzipCb, crc32, inflateRaw as inflateRawCb, inflateRawSync } from 'node:zlib';
 import { promisify } from 'node:util';
 import { evioError } from '../../errors.js';
 import type { ByteSource } from './line-reader.js';
-import { readAt } from './read-at.js';
+import { readAtSync } from './read-at.js';
 
 const gunzipAsync = promisify(gunzipCb);
 
@@ -69,28 +69,52 @@ export async function memberLength(fh: FileHandle, pos: number): Promise<number 
 
 /** Decompresses one member read from [pos, pos + len). */
 export async function readMember(fh: FileHandle, pos: number, len: number): Promise<Buffer> {
-  const m = await readAt(fh, len, pos);
-  const got = m.length;
-  // One of ours (the index names only our members): inflate the deflate body in one call into
-  // a buffer of the size the trailer states, and check the trailer's CRC-32 (native, fast).
-  if (got === len && got > MEMBER_HEADER + 8 && m[3] === 4 && m.readUInt16LE(10) === 8) {
-    const isize = m.readUInt32LE(got - 4);
-    let out: Buffer;
-    try {
-      out = inflateRawSync(m.subarray(MEMBER_HEADER, got - 8), { chunkSize: Math.max(64, isize + 1) });
-    } catch (err) {
-      throw evioError('FF_GZIP_CORRUPT', `the gzip member at byte ${pos} is damaged: ${(err as Error).message}`, err);
-    }
-    if (out.length !== isize || crc32(out) >>> 0 !== m.readUInt32LE(got - 8)) {
-      throw evioError('FF_GZIP_CORRUPT', `the gzip member at byte ${pos} is damaged (its size or CRC-32 does not match)`);
-    }
-    return out;
-  }
+  const m = readAtSync(fh.fd, len, pos);
+  if (isOurMember(m, len)) return checkedMember(m, pos, inflateOurs(m, pos, inflateRawSync));
   try {
     return await gunzipAsync(m);
   } catch (err) {
     throw evioError('FF_GZIP_CORRUPT', `the gzip member at byte ${pos} is damaged: ${(err as Error).message}`, err);
   }
+}
+
+/**
+ * The same, decompressed on the thread pool: a query starts the members of the blocks ahead
+ * (index-scan.ts), so that inflating (the floor of a gzip query) runs on the other cores while
+ * it parses.
+ */
+export async function readMemberAsync(fh: FileHandle, pos: number, len: number): Promise<Buffer> {
+  const m = readAtSync(fh.fd, len, pos);
+  if (!isOurMember(m, len)) return readMember(fh, pos, len);
+  const out = await inflateOurs(m, pos, inflateRawAsync).catch((err: unknown) => {
+    throw evioError('FF_GZIP_CORRUPT', `the gzip member at byte ${pos} is damaged: ${(err as Error).message}`, err);
+  });
+  return checkedMember(m, pos, out);
+}
+
+const inflateRawAsync = promisify(inflateRawCb) as (buf: Buffer, opts: { chunkSize: number }) => Promise<Buffer>;
+
+/** One of ours, read whole: the deflate body can be inflated in one call (the index names only ours). */
+function isOurMember(m: Buffer, len: number): boolean {
+  return m.length === len && len > MEMBER_HEADER + 8 && m[3] === 4 && m.readUInt16LE(10) === 8;
+}
+
+/** Inflates the deflate body into a buffer of the size the trailer states. */
+function inflateOurs<T>(m: Buffer, pos: number, inflate: (buf: Buffer, opts: { chunkSize: number }) => T): T {
+  const isize = m.readUInt32LE(m.length - 4);
+  try {
+    return inflate(m.subarray(MEMBER_HEADER, m.length - 8), { chunkSize: Math.max(64, isize + 1) });
+  } catch (err) {
+    throw evioError('FF_GZIP_CORRUPT', `the gzip member at byte ${pos} is damaged: ${(err as Error).message}`, err);
+  }
+}
+
+/** Checks the trailer's size and CRC-32 (native, fast). */
+function checkedMember(m: Buffer, pos: number, out: Buffer): Buffer {
+  if (out.length !== m.readUInt32LE(m.length - 4) || crc32(out) >>> 0 !== m.readUInt32LE(m.length - 8)) {
+    throw evioError('FF_GZIP_CORRUPT', `the gzip member at byte ${pos} is damaged (its size or CRC-32 does not match)`);
+  }
+  return out;
 }
 
 /**

@@ -3,6 +3,7 @@
 // columns of a segment are contiguous), and each block's slice is checked against its CRC-32
 // in the block table before it is used. A slice that fails its check is not used: the caller
 // reads the block's lines without the index (never a wrong answer from a damaged index).
+import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { B_CRC, B_LINE_FROM, B_LINE_TO, BF, COL_WIDTH, NCOLS, segmentOf, type Segment, type SkipIndex } from './skip-index.js';
@@ -35,9 +36,9 @@ export class ColumnReader {
   ) {}
 
   /** Column `c` of block `b`, or null when its slice is damaged (or the file was cut). */
-  async get(c: number, b: number): Promise<ColumnSlice | null> {
+  get(c: number, b: number): ColumnSlice | null {
     let w: Window | null = this.windows[c]!;
-    if (w === null || b < w.b0 || b >= w.b1) w = await this.load(c, b);
+    if (w === null || b < w.b0 || b >= w.b1) w = this.load(c, b);
     if (w === null) return null;
     const t = this.ix.table;
     const o = b * BF;
@@ -51,7 +52,7 @@ export class ColumnReader {
     return width === 4 ? new Uint32Array(w.buf, from, n) : width === 2 ? new Uint16Array(w.buf, from, n) : new Uint8Array(w.buf, from, n);
   }
 
-  private async load(c: number, b: number): Promise<Window | null> {
+  private load(c: number, b: number): Window | null {
     const ix = this.ix;
     const t = ix.table;
     const seg: Segment = segmentOf(ix, b);
@@ -66,11 +67,12 @@ export class ColumnReader {
     const old = this.windows[c];
     const buf = old && old.buf.byteLength >= len ? old.buf : new ArrayBuffer(Math.max(len, 4096));
     const view = Buffer.from(buf, 0, len);
+    // Synchronous: a window is at most 256 KiB, nearly always in the page cache (read-at.ts).
     let got = 0;
     while (got < len) {
-      const { bytesRead } = await this.fh.read(view, got, len - got, pos + got);
-      if (bytesRead <= 0) break;
-      got += bytesRead;
+      const n = readSync(this.fh.fd, view, got, len - got, pos + got);
+      if (n <= 0) break;
+      got += n;
     }
     this.bytesRead += got;
     if (got < len) {

@@ -10,7 +10,7 @@ import { evioError } from '../../errors.js';
 import { admittedTypes, matchesRecord } from '../filter.js';
 import type { EventQuery, EventRow } from '../types.js';
 import type { FileQueryContext } from './file-query.js';
-import { bufferSource, readMember } from './gzip.js';
+import { bufferSource, readMember, readMemberAsync } from './gzip.js';
 import { ColumnReader, type ColumnSlice } from './index-columns.js';
 import { parseJsonText, toStoredEvent } from './parse-line.js';
 import { uniqueidHash } from './prefilter.js';
@@ -21,6 +21,10 @@ import {
   C_DICT, C_KIND, C_START, C_UID, COL_FIELDS, COL_OVERFLOW, ETYPE_BIT, UID_UNKNOWN, type SkipIndex,
 } from './skip-index.js';
 
+/** Gzip members decompressing ahead at once, and how far ahead the scan looks for them. */
+const PREFETCH_MEMBERS = Number(process.env.EVIO_PF ?? 4);
+const PREFETCH_LOOK = 64;
+
 type OffsetOf = ((end: number, recnum: number) => number) | undefined;
 
 /** The member (decompressed) of block row `o` of a gzip file's index. */
@@ -29,6 +33,51 @@ export async function memberOf(ix: SkipIndex, fh: FileHandle, o: number, ctx: Pi
   const c1 = ix.table[o + B_CEND]!;
   ctx.counters.bytes += c1 - c0;
   return readMember(fh, c0, c1 - c0);
+}
+
+/** Members decompressing ahead of the scan, on the thread pool (gzip files). */
+class MemberPrefetch {
+  private readonly inflight = new Map<number, Promise<Buffer>>();
+
+  constructor(
+    private readonly ix: SkipIndex,
+    private readonly fh: FileHandle,
+    private readonly ctx: Pick<FileQueryContext, 'counters'>,
+    readonly depth: number,
+  ) {}
+
+  get size(): number {
+    return this.inflight.size;
+  }
+
+  has(b: number): boolean {
+    return this.inflight.has(b);
+  }
+
+  start(b: number): void {
+    const o = b * BF;
+    const c0 = this.ix.table[o + B_CSTART]!;
+    const c1 = this.ix.table[o + B_CEND]!;
+    this.ctx.counters.bytes += c1 - c0;
+    const p = readMemberAsync(this.fh, c0, c1 - c0);
+    p.catch(() => undefined); // awaited by take(), or dropped unused
+    this.inflight.set(b, p);
+  }
+
+  /** Block b's member: started earlier, or read now. */
+  async take(b: number): Promise<Buffer> {
+    const p = this.inflight.get(b);
+    if (p) {
+      this.inflight.delete(b);
+      return p;
+    }
+    return memberOf(this.ix, this.fh, b * BF, this.ctx);
+  }
+
+  /** Forgets members of blocks before b (the scan went past them without needing them). */
+  dropBefore(b: number): void {
+    for (const k of this.inflight.keys()) if (k < b) this.inflight.delete(k);
+  }
 }
 
 /** Which blocks may hold a row of the query, decided from the block table alone. */
@@ -134,6 +183,17 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
   try {
     if ((await ifh.stat({ bigint: true })).ino !== ix.fileIno) return firstBlockFrom(ix, pos);
     const cols = new ColumnReader(ifh, ix, wanted);
+    const ahead = gz ? new MemberPrefetch(ix, fh, ctx, PREFETCH_MEMBERS) : null;
+    /** Block j will need its member (a guess from the driving column; wrong guesses cost an inflate, not a row). */
+    const likelyNeeded = (j: number): boolean => {
+      if (wanted[j] !== 1 || !mayHold(t, j * BF)) return false;
+      if (driver < 0) return true;
+      const col = cols.get(masks[driver]![0], j) as Uint16Array | null;
+      if (!col) return false;
+      for (const id of driverIds) if (col.indexOf(id) !== -1) return true;
+      return false;
+    };
+    let scouted = -1;
     const out: EventRow[] = [];
     const lines: number[] = [];
     const isCand: boolean[] = [];
@@ -169,24 +229,24 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
       const cand = merge.admitting && mayHold(t, o);
       const needFin = !q.dump && (merge.pendingCount > 0 || cand);
       if (!cand && !needFin) continue;
-      const kind = await cols.get(C_KIND, bi);
+      const kind = cols.get(C_KIND, bi);
       if (!kind) return bi;
       const n = kind.length;
       let start: ColumnSlice | null = null;
       let first = 0;
       if (bStart < pos) {
-        start = await cols.get(C_START, bi);
+        start = cols.get(C_START, bi);
         if (!start) return bi;
         while (first < n && bStart + start[first]! < pos) first++;
       }
       if (cand) {
         for (let f = 0; f < nMasks; f++) {
-          const c = await cols.get(masks[f]![0], bi);
+          const c = cols.get(masks[f]![0], bi);
           if (!c) return bi;
           maskSlices[f] = c;
         }
       }
-      uid = (cand && uids !== null) || needFin ? await cols.get(C_UID, bi) : null;
+      uid = (cand && uids !== null) || needFin ? cols.get(C_UID, bi) : null;
       if (((cand && uids !== null) || needFin) && !uid) return bi;
       lines.length = 0;
       isCand.length = 0;
@@ -267,15 +327,21 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
         }
       }
       if (lines.length === 0) continue;
-      start ??= await cols.get(C_START, bi);
+      start ??= cols.get(C_START, bi);
       if (!start) return bi;
       const st = start;
       const lineStart = (i: number) => bStart + st[i]!;
       const lineEnd = (i: number) => (i + 1 < n ? bStart + st[i + 1]! : bEnd);
       let buf: Buffer;
       let base: number;
-      if (gz) {
-        buf = await memberOf(ix, fh, o, ctx);
+      if (ahead) {
+        ahead.dropBefore(bi);
+        // Keep the thread pool busy with the next members this query will likely read.
+        for (let j = Math.max(bi + 1, scouted + 1); j < nb && j <= bi + PREFETCH_LOOK && ahead.size < ahead.depth; j++) {
+          scouted = j;
+          if (merge.admitting && !ahead.has(j) && likelyNeeded(j)) ahead.start(j);
+        }
+        buf = await ahead.take(bi);
         base = bStart;
       } else if (lines.length * 8 > n - first) {
         // Dense: one read of the block.

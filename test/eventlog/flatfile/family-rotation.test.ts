@@ -15,35 +15,14 @@ import { rotateFlatFile } from '../../../src/eventlog/flatfile/rotate.js';
 import { MemoryStore } from '../../../src/eventlog/memory-store.js';
 import { parseEventQuery } from '../../../src/eventlog/query.js';
 import type { EventQuery, EventRow, StoredEvent } from '../../../src/eventlog/types.js';
+import { makeLog as makeSessions } from './index-cases.js';
 import { collect, comparable, query, tempDir } from './helpers.js';
 
 const tmp = tempDir('evio-famrot-');
 afterAll(() => tmp.cleanup());
 
 /** Sessions whose finishes come up to a few dozen records later (across file boundaries). */
-function makeLog(count: number, seed: number): StoredEvent[] {
-  let x = seed;
-  const rand = (m: number) => {
-    x = (x * 1103515245 + 12345) & 0x7fffffff;
-    return x % m;
-  };
-  const out: StoredEvent[] = [];
-  const open: string[] = [];
-  let t = 1767225600;
-  for (let i = 1; i <= count; i++) {
-    t += rand(50);
-    if (open.length > 0 && rand(2) === 0) {
-      const uid = open.splice(rand(open.length), 1)[0]!;
-      out.push({ recnum: i, uniqueid: uid, etype: 'F', time: t, exitstatus: `Command finished with exit status ${rand(3)}` });
-    } else {
-      const et = (['A', 'A', 'K', 'R'] as const)[rand(4)]!;
-      const uid = `s${seed}-${i}`;
-      out.push({ recnum: i, uniqueid: uid, etype: et, time: t, submituser: `user${rand(5)}`, submithost: `host${rand(3)}`, runuser: 'root', runhost: 'h', runcommand: `/bin/cmd${rand(9)}` });
-      if (et !== 'R') open.push(uid);
-    }
-  }
-  return out;
-}
+const makeLog = (count: number, seed: number): StoredEvent[] => makeSessions(count, seed, { users: 5, hosts: 3, commands: 9, uidPrefix: `s${seed}-` });
 
 const ON = { enabled: true, cacheDir: null, budgetMs: 60_000, blockBytes: 400 };
 const OFF = { enabled: false, cacheDir: null, budgetMs: 0 };

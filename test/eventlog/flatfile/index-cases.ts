@@ -8,7 +8,8 @@ import { collect, comparable } from './helpers.js';
 export const lines = (recs: StoredEvent[]) => recs.map((r) => JSON.stringify(r) + '\n').join('');
 
 /** A log with sessions whose finishes come far later (many blocks apart). */
-export function makeLog(count: number, seed = 7): StoredEvent[] {
+export function makeLog(count: number, seed = 7, shape: { users?: number; hosts?: number; commands?: number; uidPrefix?: string } = {}): StoredEvent[] {
+  const { users = 9, hosts = 4, commands = 20, uidPrefix = 's' } = shape;
   let x = seed;
   const rand = (m: number) => {
     x = (x * 1103515245 + 12345) & 0x7fffffff;
@@ -24,8 +25,8 @@ export function makeLog(count: number, seed = 7): StoredEvent[] {
       out.push({ recnum: i, uniqueid: uid, etype: 'F', time: t, exitstatus: `Command finished with exit status ${rand(3)}` });
     } else {
       const et = (['A', 'A', 'K', 'R'] as const)[rand(4)]!;
-      const uid = `s${i}`;
-      out.push({ recnum: i, uniqueid: uid, etype: et, time: t, submituser: `user${rand(9)}`, submithost: `host${rand(4)}`, runuser: 'root', runhost: `host${rand(4)}`, runcommand: `/bin/cmd${rand(20)}` });
+      const uid = `${uidPrefix}${i}`;
+      out.push({ recnum: i, uniqueid: uid, etype: et, time: t, submituser: `user${rand(users)}`, submithost: `host${rand(hosts)}`, runuser: 'root', runhost: `host${rand(hosts)}`, runcommand: `/bin/cmd${rand(commands)}` });
       if (et !== 'R') open.push(uid);
     }
   }
