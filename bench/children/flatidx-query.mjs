@@ -37,7 +37,9 @@ if (trace) {
   const transform = proto._transform;
   const seen = new WeakSet();
   proto._transform = function countedChunk(chunk, enc, cb) {
-    if (inflaters.some((C) => this instanceof C)) {
+    // zlib.inflateRaw(buf, cb) and the like run on such a stream too (it carries their callback
+    // as .cb): those were counted as calls above.
+    if (typeof this.cb !== 'function' && inflaters.some((C) => this instanceof C)) {
       if (!seen.has(this)) {
         seen.add(this);
         inflate.streams++;
