@@ -135,6 +135,28 @@ function familyCodeFingerprint() {
   return h.digest('hex').slice(0, 16);
 }
 
+/**
+ * One more run of a node command under `node --cpu-prof`: Markdown lines with its self time by
+ * file (all threads summed), to explain where a missed goal's time goes.
+ */
+async function profileByFile(label, nodeArgv, env) {
+  const pdir = mkdtempSync(join(tmpdir(), 'evio-prof-'));
+  try {
+    const p = await runProcess([NODE, '--cpu-prof', `--cpu-prof-dir=${pdir}`, ...nodeArgv], { stdout: 'count', env });
+    if (p.code !== 0) throw new Error(`profiled ${label} exited ${p.code}: ${p.stderr.slice(0, 500)}`);
+    const s = selfTimeByFile(pdir, { root: ROOT });
+    const lines = [`<details><summary>CPU profile of ${label} (\`node --cpu-prof\`, ${fmtMs(p.ms)} wall with the profiler, ${fmtMs(s.totalMs)} sampled over all threads): self time by file</summary>`, ''];
+    lines.push('| self time | share | file (or V8 bucket, or native function) |', '|---:|---:|---|');
+    for (const f of s.files.slice(0, 20)) lines.push(`| ${fmtMs(f.ms)} | ${pct(f.ms, s.totalMs)} | \`${f.name.replace(/\|/g, '\\|')}\` |`);
+    const rest = s.files.slice(20).reduce((a, f) => a + f.ms, 0);
+    if (rest > 0) lines.push(`| ${fmtMs(rest)} | ${pct(rest, s.totalMs)} | ${s.files.length - 20} other files |`);
+    lines.push('', '</details>', '');
+    return lines;
+  } finally {
+    rmSync(pdir, { recursive: true, force: true });
+  }
+}
+
 // ---- data ----
 const one = await ensureEvents({ count: 1_000_000, name: '1m', log });
 const onePath = join(dir, 'one.ndjson');
@@ -319,22 +341,7 @@ for (const [what, t] of steps) {
 row(['for comparison: the same query in-process (no start-up; rows shaped and serialized, not written)', `${fmtMs(median(inOne.times.slice(1)))}`, fmtMs(median(inOne.cpu.slice(1))), fmtRss(inOne.maxRssKB), '–']);
 if (rgT) row(['for comparison: `rg -c -F` (whole process)', fmtTiming(rgT, RUNS), fmtMs(rgT.cpuMs ?? NaN), fmtRss(rgT.rssKB), '–']);
 out.push('');
-{
-  const pdir = mkdtempSync(join(tmpdir(), 'evio-prof-'));
-  try {
-    const p = await runProcess([NODE, '--cpu-prof', `--cpu-prof-dir=${pdir}`, EVIO_BIN, 'events', 'query', `ff:${onePath}`, '--submituser', 'alice', '--dump', '1', '--limit', '100000000'], { stdout: 'count', env: envIndex });
-    if (p.code !== 0) throw new Error(`profiled query exited ${p.code}: ${p.stderr.slice(0, 500)}`);
-    const s = selfTimeByFile(pdir, { root: ROOT });
-    out.push(`<details><summary>CPU profile of the whole query (\`node --cpu-prof\`, ${fmtMs(p.ms)} wall with the profiler, ${fmtMs(s.totalMs)} sampled): self time by file</summary>`, '');
-    out.push('| self time | share | file (or V8 bucket, or native function) |', '|---:|---:|---|');
-    for (const f of s.files.slice(0, 20)) row([fmtMs(f.ms), pct(f.ms, s.totalMs), `\`${f.name.replace(/\|/g, '\\|')}\``]);
-    const rest = s.files.slice(20).reduce((a, f) => a + f.ms, 0);
-    if (rest > 0) row([fmtMs(rest), pct(rest, s.totalMs), `${s.files.length - 20} other files`]);
-    out.push('', '</details>', '');
-  } finally {
-    rmSync(pdir, { recursive: true, force: true });
-  }
-}
+out.push(...(await profileByFile('the whole query', [EVIO_BIN, 'events', 'query', `ff:${onePath}`, '--submituser', 'alice', '--dump', '1', '--limit', '100000000'], envIndex)));
 
 // ---- family ----
 log('family: queries');
@@ -410,6 +417,7 @@ if (hourCli.last.lines !== hourIn.count) throw new Error(`hour: CLI ${hourCli.la
 const share = hourIn.bytesRead / famCompressed;
 row([`one hour (\`from=${hourQ.from}&to=${hourQ.to}\`, dump=0): bytes read`, `${fmtBytes(hourIn.bytesRead)} of ${fmtBytes(famCompressed)} (${(100 * share).toFixed(2)} %; ${fmtBytes(hourIn.rchar)} = ${pct(hourIn.rchar, famCompressed)} in all, index included) · ${membersInflated(hourTraced.inflate)} · ${fmtInt(hourIn.count)} rows · ${inproc(hourIn)} in-process · ${fmtTiming(hourCli, RUNS)} whole process`, 'no index (scan, gzip streamed)', `${fmtBytes(hourOff.bytesRead)} · ${inproc(hourOff)}`, fmtRatio(median(hourIn.times.slice(1)), median(hourOff.times.slice(1))), '< 2 % of the compressed bytes', share < 0.02 ? '✅ met' : '❌ **MISSED**', fmtRss(hourCli.rssKB)]);
 out.push('');
+out.push(...(await profileByFile('the family query `submituser=alice` (whole process)', [EVIO_BIN, 'events', 'query', `ff:${live}`, '--family', '--submituser', 'alice', '--dump', '1', '--limit', '100000000'], envIndex)));
 
 // ---- the 4 GB file ----
 if (!SKIP_BIG) {
@@ -474,6 +482,7 @@ const what = `median of ${RUNS} runs of ${BATCHES} appends of ${fmtInt(SIZE)} ev
 row([`append overhead, index kept current by the append path: ${what}; the index brought fully up to date once at the end`, `appends ${fmtMs(apPlain.ms)} without index · ${fmtMs(apUpkeep.ms)} with it (${upkeepText(apUpkeep)}) + ${fmtMs(apUpkeep.indexMs)} at the end = **${(100 * overheadOf(apUpkeep)).toFixed(0)} %** of the plain append time (index ${fmtBytes(apUpkeep.indexBytes)})`, '≤ 10 %', overheadOf(apUpkeep) <= 0.1 ? '✅ met' : '❌ **MISSED**']);
 row([`worst case: the same, and the index brought fully up to date after every append (what a query after each append would do)`, `appends ${fmtMs(apIndex.ms)} (${upkeepText(apIndex)}) + ${fmtMs(apIndex.indexMs)} extending = ${(100 * overheadOf(apIndex)).toFixed(0)} % of the plain append time`, '–', 'no goal']);
 out.push('');
+out.push(...(await profileByFile('one run of the appends with the index kept current by the append path (`flatidx-append.mjs … upkeep`; reading the source events is part of it)', [join(BENCH_DIR, 'children', 'flatidx-append.mjs'), one.path, join(dir, 'append-upkeep'), String(BATCHES), String(SIZE), 'upkeep'], envIndex)));
 
 out.push('### Block size (chosen by measurement)', '');
 out.push('In-process, the 1M-event file, an index per block size in its own folder (`flatfileIndexDir`).', '');
