@@ -431,7 +431,7 @@ if (!SKIP_BIG) {
   const bigCfg = join(dir, 'index-12m.json');
   writeFileSync(bigCfg, JSON.stringify({ flatfileIndexDir: bigCache }));
   const envBig = { ...process.env, EVIO_CONFIG: bigCfg };
-  const beside = withSidecars(big.path).filter((f) => f !== big.path && !f.endsWith('.meta.json'));
+  const beside = withSidecars(big.path).filter((f) => f !== big.path && /evidx/.test(f));
   if (beside.length) throw new Error(`${big.path} has index files beside it (${beside.join(', ')}): workload 9 would use them; remove them first`);
   out.push(`### The 4 GB file: 12,000,000 events (\`${big.path.replace(/^.*bench\//, 'bench/')}\`, ${fmtBytes(big.bytes)})`, '');
   out.push(`The index is built into a folder of its own (\`flatfileIndexDir\`), so the file itself (workload 9's) stays without one. Whole process; peak RSS from GNU time.`, '');
