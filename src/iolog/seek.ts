@@ -4,7 +4,6 @@
 // it is seeked in, extended from the last keyframe when the session has grown since (a live
 // session's timing file got longer), and rebuilt when it changed otherwise. Runs in a worker.
 // Sessions that cannot resume reading in the middle (asciicast files) are replayed from the start.
-import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { ERRORS, isEvioError } from '../errors.js';
 import { join } from 'node:path';

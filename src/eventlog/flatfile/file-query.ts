@@ -12,13 +12,9 @@
 // byte of the live file, so offsets taken from queries of the live file alone stay valid.
 import type { FileHandle } from 'node:fs/promises';
 import { stat as statPath } from 'node:fs/promises';
-import { readSync } from 'node:fs';
-import { evioError } from '../../errors.js';
-import { admittedTypes, matchesRecord } from '../filter.js';
-import type { EventQuery, EventRow, ScanStats } from '../types.js';
+import type { EventRow } from '../types.js';
 import { bomLength } from './bom.js';
-import { FinishMerge } from './finish-merge.js';
-import { bufferSource, GzipSource, isGzipFile, readMember } from './gzip.js';
+import { bufferSource, GzipSource, isGzipFile } from './gzip.js';
 import { buildGzipIndex, buildPlainIndex } from './index-build.js';
 import { indexMatches, loadIndex } from './index-load.js';
 import { indexScan, memberOf, scanGzipFrom } from './index-scan.js';
@@ -27,13 +23,9 @@ import { lacksRecnum, parseJsonText, toStoredEvent } from './parse-line.js';
 import { probeCanonicalPrefix, type PrefixProbe } from './prefilter.js';
 import { narrowToRecnum } from './recnum-seek.js';
 import { checkByteOffset, scanRows } from './scan.js';
-import {
-  B_AE_MAX, B_AE_MIN, B_AE_OPEN, B_CEND, B_CSTART, B_END, B_F_MAX, B_F_MIN, B_LINE_FROM, B_LINE_TO, B_MASK, B_REC_MAX, B_REC_MIN, B_START, B_T_MAX, B_T_MIN, BF,
-  C_DICT, C_KIND, C_START, C_UID, COL_FIELDS, COL_OVERFLOW, DEFAULT_BLOCK_BYTES, ETYPE_BIT, indexPathFor, UID_UNKNOWN, type SkipIndex,
-} from './skip-index.js';
-import { uniqueidHash } from './prefilter.js';
-import { readAt } from './read-at.js';
+import { B_END, B_REC_MAX, B_START, BF, DEFAULT_BLOCK_BYTES, indexPathFor, type SkipIndex } from './skip-index.js';
 import type { FileView } from './family-snapshot.js';
+import type { FileQueryContext, ReadCounters } from './query-context.js';
 import { readLastRecnum } from './tail.js';
 
 /** Files smaller than this many blocks get no index from queries (`evio events index` still builds one). */
@@ -42,37 +34,7 @@ export const MIN_INDEXED_BLOCKS = 4;
 /** Offsets at or above this name a record of a rotated file (see above); 2^52 bytes = 4 PiB. */
 export const FAMILY_BASE = 2 ** 52;
 
-export interface IndexSettings {
-  /** Use and build skip indexes. */
-  enabled: boolean;
-  /** Where indexes live: null = beside the data file. */
-  cacheDir: string | null;
-  /** Time a query may spend building or extending indexes before it scans instead. */
-  budgetMs: number;
-  blockBytes?: number;
-}
-
-/** Bytes a query read, for the benchmarks. */
-export interface ReadCounters {
-  /** Bytes read from plain files and compressed bytes read from gzip files. */
-  bytes: number;
-}
-
-export interface FileQueryContext {
-  q: EventQuery;
-  merge: FinishMerge;
-  stats: ScanStats;
-  signal: AbortSignal | undefined;
-  maxOpenAccepts: number;
-  readSize: number | undefined;
-  freq: { value: Uint32Array | null };
-  index: IndexSettings;
-  /** Indexes loaded by this store, by index path. */
-  cache: Map<string, SkipIndex>;
-  counters: ReadCounters;
-  /** Time left for index builds in this query. */
-  budgetLeft: number;
-}
+export type { FileQueryContext, IndexSettings, ReadCounters } from './query-context.js';
 
 export type StartAt = { byte: number } | { afterRecnum: number };
 

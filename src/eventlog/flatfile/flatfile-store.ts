@@ -61,6 +61,10 @@ export class FlatFileStore implements EventStore {
   private readonly readSize: number | undefined;
   private readonly confined: boolean;
   private tail: TailCache | null = null;
+  /** Keeps the index current from the append path (index-upkeep.ts). */
+  private appendIndexer: AppendIndexer | null = null;
+  /** The index upkeep of the appends so far; never rejects. */
+  private indexUpkeep: Promise<void> = Promise.resolve();
   private closed = false;
   readonly family: boolean;
   readonly indexSettings: IndexSettings;
@@ -202,13 +206,15 @@ export class FlatFileStore implements EventStore {
     this.refuseGzip();
     return this.writing(async (dir, held) => {
       await this.afterTakeover(dir, held);
-      const upkeep = this.indexSettings.enabled ? new AppendIndexer(this.path, this.indexSettings, this.indexCache) : null;
+      const upkeep = this.indexSettings.enabled ? (this.appendIndexer ??= new AppendIndexer(this.path, this.indexSettings, this.indexCache)) : null;
       const { result, cache } = await appendEvents({ path: this.path, dir, cache: this.tail, signal: opts.signal, onLine: upkeep?.onLine }, events).catch((err: unknown) => {
         this.tail = null;
         throw err;
       });
       this.tail = cache;
-      await upkeep?.finish();
+      // The index catches up after the lock is released, while the caller goes on (the next
+      // append's write and fsync overlap it); appends queue their upkeep one after the other.
+      if (upkeep) this.indexUpkeep = this.indexUpkeep.then(() => upkeep.finish(cache.size, cache.ino));
       return result;
     }, opts.signal);
   }
@@ -218,6 +224,8 @@ export class FlatFileStore implements EventStore {
     this.refuseGzip();
     return this.writing(async (dir) => {
       this.tail = null;
+      await this.indexUpkeep;
+      this.appendIndexer?.reset();
       const ropts: RewriteOptions = { maxOpenAccepts: this.maxOpenAccepts, signal: opts.signal };
       if (this.readSize !== undefined) ropts.readSize = this.readSize;
       const res = await rewriteWithout(dir, this.path, filter, ropts);
@@ -278,7 +286,13 @@ export class FlatFileStore implements EventStore {
     }
   }
 
+  /** Resolves when the index upkeep of the appends so far is done (tests, benchmarks, close). */
+  whenIndexed(): Promise<void> {
+    return this.indexUpkeep;
+  }
+
   async close(): Promise<void> {
+    await this.indexUpkeep;
     this.closed = true;
   }
 

@@ -13,7 +13,7 @@
 // walked — and one block decompressed without the blocks before it — by reading headers only.
 // A gzip written by anything else (one member, no `EV` field) is read as one stream.
 import type { FileHandle } from 'node:fs/promises';
-import { createGunzip, deflateRawSync, gunzip as gunzipCb, crc32, inflateRaw as inflateRawCb, inflateRawSync } from 'node:zlib';
+import { createGunzip, deflateRawSync, gunzip as gunzipCb, crc32, inflateRawSync } from 'node:zlib';
 import { promisify } from 'node:util';
 import { evioError } from '../../errors.js';
 import type { ByteSource } from './line-reader.js';
@@ -77,22 +77,6 @@ export async function readMember(fh: FileHandle, pos: number, len: number): Prom
     throw evioError('FF_GZIP_CORRUPT', `the gzip member at byte ${pos} is damaged: ${(err as Error).message}`, err);
   }
 }
-
-/**
- * The same, decompressed on the thread pool: a query starts the members of the blocks ahead
- * (index-scan.ts), so that inflating (the floor of a gzip query) runs on the other cores while
- * it parses.
- */
-export async function readMemberAsync(fh: FileHandle, pos: number, len: number): Promise<Buffer> {
-  const m = readAtSync(fh.fd, len, pos);
-  if (!isOurMember(m, len)) return readMember(fh, pos, len);
-  const out = await inflateOurs(m, pos, inflateRawAsync).catch((err: unknown) => {
-    throw evioError('FF_GZIP_CORRUPT', `the gzip member at byte ${pos} is damaged: ${(err as Error).message}`, err);
-  });
-  return checkedMember(m, pos, out);
-}
-
-const inflateRawAsync = promisify(inflateRawCb) as (buf: Buffer, opts: { chunkSize: number }) => Promise<Buffer>;
 
 /** One of ours, read whole: the deflate body can be inflated in one call (the index names only ours). */
 function isOurMember(m: Buffer, len: number): boolean {

@@ -8,9 +8,9 @@ import type { FileHandle } from 'node:fs/promises';
 import type { StoredEvent } from '../types.js';
 import { bomLength } from './bom.js';
 import { memberLength, readMember } from './gzip.js';
-import { emptyBase, IndexBuilder } from './index-builder.js';
+import { emptyBase, IndexBuilder, type BuiltSegment } from './index-builder.js';
 import { baseOf, loadIndex } from './index-load.js';
-import { appendSink, compactIndex, MAX_SEGMENTS, NewIndexFile, type SegmentSink } from './index-write.js';
+import { appendSink, compactIndex, MAX_SEGMENTS, NewIndexFile, withSegments, type SegmentSink } from './index-write.js';
 import { fileSource, LineReader } from './line-reader.js';
 import { DEFAULT_BLOCK_BYTES, sampleOf, type SkipIndex } from './skip-index.js';
 
@@ -30,6 +30,7 @@ export interface BuildOptions {
 
 export interface KnownLines {
   at: number[];
+  len: number[];
   recs: Array<StoredEvent | null>;
 }
 
@@ -38,11 +39,17 @@ export interface KnownLines {
  * stands, `prev` when nothing was added, null when no index could be made or written.
  */
 export async function buildPlainIndex(fh: FileHandle, st: { ino: bigint; size: number }, prev: SkipIndex | null, idxPath: string, opts: BuildOptions = {}): Promise<SkipIndex | null> {
-  const base = prev ? await baseOf(prev) : null;
-  if (prev && !base) prev = null; // replaced meanwhile, or its tail is damaged: build anew
-  const blockBytes = base?.blockBytes ?? opts.blockBytes ?? DEFAULT_BLOCK_BYTES;
+  // The builder the last extension by this process left, taken so no other extension shares it.
+  let b = prev?.builder ?? null;
+  if (prev) prev.builder = undefined;
+  if (prev && !b) {
+    const base = await baseOf(prev);
+    if (base) b = new IndexBuilder(base);
+    else prev = null; // replaced meanwhile, or its tail is damaged: build anew
+  }
+  const blockBytes = b?.base.blockBytes ?? opts.blockBytes ?? DEFAULT_BLOCK_BYTES;
   const src = fileSource(fh);
-  const start = base ? base.usize : await bomLength(src);
+  const start = prev ? prev.usize : await bomLength(src);
   let sink: SegmentSink | null;
   try {
     sink = prev ? await appendSink(prev) : await NewIndexFile.create(idxPath);
@@ -50,20 +57,85 @@ export async function buildPlainIndex(fh: FileHandle, st: { ino: bigint; size: n
     return null; // a folder we cannot write to: the file is scanned
   }
   if (!sink) return prev;
-  const b = new IndexBuilder(base ?? emptyBase('plain', st.ino, blockBytes, start));
+  b ??= new IndexBuilder(emptyBase('plain', st.ino, blockBytes, start));
+  const added: BuiltSegment[] = [];
+  const emit = async (seg: BuiltSegment | null) => {
+    if (!seg) return;
+    await sink.write(seg);
+    added.push(seg);
+  };
   const deadline = opts.budgetMs === undefined ? Infinity : Date.now() + opts.budgetMs;
-  const reader = new LineReader(src, start, { sizeHint: st.size - start, stopOnOversized: true, signal: opts.signal });
   let blockStart = start;
-  let open_ = false;
+  let inBlock = false;
+  /** Before a line at `at`; after it (ending at `end`): block and segment cuts. */
+  const before = (at: number) => {
+    if (!inBlock) {
+      b.beginBlock(at);
+      blockStart = at;
+      inBlock = true;
+    }
+  };
+  /** True when the line closed its block. */
+  const after = async (end: number): Promise<boolean> => {
+    if (end - blockStart < blockBytes) return false;
+    b.endBlock();
+    inBlock = false;
+    opts.onProgress?.(end, st.size);
+    if (b.segmentLines >= SEGMENT_LINES) await emit(b.takeSegment(b.usize, await sampleOf(fh, b.usize)));
+    return true;
+  };
+  let ok = false;
+  try {
+    const known = opts.known;
+    if (known && coversExactly(known, start, st.size)) {
+      // Every line is one the appender just wrote: no reading, no parsing.
+      for (let k = 0; k < known.at.length; k++) {
+        const at = known.at[k]!;
+        before(at);
+        b.record(known.recs[k]!, at, known.len[k]!);
+        await after(at + known.len[k]!);
+      }
+    } else if (!(await readLines(fh, st, start, opts, before, after, b, deadline))) return null;
+    if (inBlock) b.endBlock();
+    opts.onProgress?.(b.usize, st.size);
+    await emit(b.takeSegment(b.usize, await sampleOf(fh, b.usize)));
+    await sink.commit();
+    ok = true;
+  } finally {
+    if (!ok) await sink.abort();
+  }
+  if (prev && added.length === 0) {
+    prev.builder = b;
+    return prev;
+  }
+  let ix = prev ? withSegments(prev, added) : await loadIndex(idxPath, fh, st, false);
+  if (ix && ix.segs.length > MAX_SEGMENTS && (await compactIndex(ix).catch(() => false))) ix = await loadIndex(idxPath, fh, st, false);
+  else if (ix) ix.builder = b;
+  return ix;
+}
+
+/** The known lines are exactly [start, end), one after the other. */
+function coversExactly(k: KnownLines, start: number, end: number): boolean {
+  const n = k.at.length;
+  if (n === 0 || k.at[0] !== start || k.at[n - 1]! + k.len[n - 1]! !== end) return false;
+  for (let i = 1; i < n; i++) if (k.at[i] !== k.at[i - 1]! + k.len[i - 1]!) return false;
+  return true;
+}
+
+/** Reads and indexes the lines of [start, st.size); false when a line is too long to index. */
+async function readLines(
+  fh: FileHandle, st: { size: number }, start: number, opts: BuildOptions,
+  before: (at: number) => void, after: (end: number) => Promise<boolean>, b: IndexBuilder, deadline: number,
+): Promise<boolean> {
+  const reader = new LineReader(fileSource(fh), start, { sizeHint: st.size - start, stopOnOversized: true, signal: opts.signal });
   const known = opts.known;
   const knownAt = known?.at ?? [];
   let kp = 0;
-  let ok = false;
   try {
     for (;;) {
       opts.signal?.throwIfAborted();
       const more = await reader.fill();
-      if (reader.oversized) return null; // a line the reader cannot hold: not indexed, scanned
+      if (reader.oversized) return false; // a line the reader cannot hold: not indexed, scanned
       if (!more) break;
       const buf = reader.buf;
       const ce = reader.complete;
@@ -72,40 +144,25 @@ export async function buildPlainIndex(fh: FileHandle, st: { ino: bigint; size: n
       while (s < ce) {
         const at = reader.pos(s);
         if (at >= st.size) break;
-        if (!open_) {
-          b.beginBlock(at);
-          blockStart = at;
-          open_ = true;
-        }
+        before(at);
         const e = buf.indexOf(10, s);
         while (kp < knownAt.length && knownAt[kp]! < at) kp++;
         if (kp < knownAt.length && knownAt[kp] === at) b.record(known!.recs[kp++]!, at, e - s + 1);
         else b.line(buf, s, e, at);
         s = e + 1;
-        if (reader.pos(s) - blockStart >= blockBytes) {
-          b.endBlock();
-          open_ = false;
-          opts.onProgress?.(reader.pos(s), st.size);
-          if (b.segmentLines >= SEGMENT_LINES) await sink.write(b.takeSegment(b.usize, await sampleOf(fh, b.usize)));
+        // Out of time: stop at a block's end (the index covers a prefix; the next build extends it).
+        if ((await after(reader.pos(s))) && Date.now() > deadline) {
+          reader.start = s;
+          return true;
         }
       }
       reader.start = s;
       if (reader.pos(s) >= st.size) break;
-      if (!open_ && Date.now() > deadline) break;
     }
-    if (open_) b.endBlock();
-    opts.onProgress?.(b.usize, st.size);
-    await sink.write(b.takeSegment(b.usize, await sampleOf(fh, b.usize)));
-    await sink.commit();
-    ok = true;
   } finally {
     await reader.settle();
-    if (!ok) await sink.abort();
   }
-  if (prev && b.usize === prev.usize) return prev;
-  let ix = await loadIndex(idxPath, fh, st, false);
-  if (ix && ix.segs.length > MAX_SEGMENTS && (await compactIndex(ix).catch(() => false))) ix = await loadIndex(idxPath, fh, st, false);
-  return ix;
+  return true;
 }
 
 /** Indexes a gzip file written as our members (rotate --compress); null for any other gzip. */
@@ -148,7 +205,7 @@ export class GzipIndexer {
     readonly builder: IndexBuilder,
     /** The gzip file (read back for the samples of the segments' compressed prefixes). */
     private readonly gz: FileHandle,
-    private readonly out: { write(segment: Buffer | null): Promise<void> },
+    private readonly out: { write(segment: BuiltSegment | null): Promise<void> },
   ) {}
 
   /** One member's lines as one block; false when the member does not end at a line end. */

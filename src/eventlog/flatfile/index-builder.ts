@@ -41,6 +41,15 @@ export function emptyBase(data: 'plain' | 'gz', ino: bigint | string, blockBytes
 
 type Col = Uint32Array | Uint8Array | Uint16Array;
 
+/** A segment as written, with what a reader would load of it (an extension keeps it in memory). */
+export interface BuiltSegment {
+  bytes: Buffer;
+  head: SegmentHead;
+  table: Float64Array;
+  /** Where its body starts, from the segment's first byte. */
+  bodyOffset: number;
+}
+
 class Grow<T extends Float64Array | Col> {
   length = 0;
   constructor(public data: T) {}
@@ -234,7 +243,7 @@ export class IndexBuilder {
    * The segment of the blocks built since the last one (null when there are none), for a data
    * file whose indexed part ends at `dataSize` (compressed size for gzip) with that `sample`.
    */
-  takeSegment(dataSize: number, sample: number): Buffer | null {
+  takeSegment(dataSize: number, sample: number): BuiltSegment | null {
     const nb = this.table.length / BF;
     if (nb === 0) return null;
     const lines = this.segmentLines;
@@ -294,7 +303,7 @@ export class IndexBuilder {
     pre.writeUInt32LE(headBuf.length, 0);
     pre.writeUInt32LE(crc32(headBuf) >>> 0, 4);
     const padHead = Buffer.alloc(pad8(8 + headBuf.length) - (8 + headBuf.length));
-    const out = Buffer.concat([pre, headBuf, padHead, ...parts]);
+    const out: BuiltSegment = { bytes: Buffer.concat([pre, headBuf, padHead, ...parts]), head, table: Float64Array.from(table), bodyOffset: pad8(8 + headBuf.length) };
     // The next segment starts here.
     this.seq++;
     this.blockFrom += nb;

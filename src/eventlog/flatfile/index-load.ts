@@ -7,7 +7,8 @@ import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import type { BuilderBase } from './index-builder.js';
-import { readAt } from './read-at.js';
+import { readSync } from 'node:fs';
+import { readAt, readAtSync } from './read-at.js';
 import {
   B_AE_MAX, B_AE_MIN, B_AE_OPEN, BF, COL_FIELDS, INDEX_VERSION, MAGIC, NCOLS, pad8, sampleOf,
   type ColField, type Segment, type SegmentHead, type SkipIndex,
@@ -25,17 +26,19 @@ function validHead(h: SegmentHead, seq: number, prev: SegmentHead | null): boole
 
 /** Reads the segments of an open index file; null when not even the first is intact. */
 async function readSegments(fh: FileHandle, size: number): Promise<Array<{ seg: Segment; table: Float64Array; end: number }> | null> {
-  const magic = await readAt(fh, MAGIC.length, 0);
+  // Synchronous preads: a few short reads per segment, from the page cache (read-at.ts).
+  const fd = fh.fd;
+  const magic = readAtSync(fd, MAGIC.length, 0);
   if (!magic.equals(MAGIC)) return null;
   const out: Array<{ seg: Segment; table: Float64Array; end: number }> = [];
   let pos = MAGIC.length;
   let prev: SegmentHead | null = null;
   while (pos + 8 <= size) {
-    const pre = await readAt(fh, 8, pos);
+    const pre = readAtSync(fd, 8, pos);
     if (pre.length < 8) break;
     const hlen = pre.readUInt32LE(0);
     if (hlen > MAX_HEAD || pos + 8 + hlen > size) break;
-    const hb = await readAt(fh, hlen, pos + 8);
+    const hb = readAtSync(fd, hlen, pos + 8);
     if (hb.length < hlen || crc32(hb) >>> 0 !== pre.readUInt32LE(4)) break;
     let head: SegmentHead;
     try {
@@ -48,8 +51,7 @@ async function readSegments(fh: FileHandle, size: number): Promise<Array<{ seg: 
     const end = bodyAt + head.bodyBytes;
     if (end > size) break;
     const tb = Buffer.from(new ArrayBuffer(head.blocks * BF * 8));
-    const { bytesRead } = await fh.read(tb, 0, tb.length, bodyAt);
-    if (bytesRead !== tb.length || crc32(tb) >>> 0 !== head.tableCrc) break;
+    if (readSync(fd, tb, 0, tb.length, bodyAt) !== tb.length || crc32(tb) >>> 0 !== head.tableCrc) break;
     out.push({ seg: { head, bodyAt }, table: new Float64Array(tb.buffer, 0, head.blocks * BF), end });
     prev = head;
     pos = end;

@@ -9,21 +9,17 @@ import { readSync } from 'node:fs';
 import { evioError } from '../../errors.js';
 import { admittedTypes, matchesRecord } from '../filter.js';
 import type { EventQuery, EventRow } from '../types.js';
-import type { FileQueryContext } from './file-query.js';
-import { bufferSource, readMember, readMemberAsync } from './gzip.js';
+import type { FileQueryContext } from './query-context.js';
+import { bufferSource, readMember } from './gzip.js';
 import { ColumnReader, type ColumnSlice } from './index-columns.js';
 import { parseJsonText, toStoredEvent } from './parse-line.js';
 import { uniqueidHash } from './prefilter.js';
 import { readAt } from './read-at.js';
 import { scanRows } from './scan.js';
 import {
-  B_AE_MAX, B_AE_MIN, B_AE_OPEN, B_CEND, B_CSTART, B_END, B_F_MAX, B_F_MIN, B_LINE_FROM, B_LINE_TO, B_MASK, B_REC_MAX, B_REC_MIN, B_START, B_T_MAX, B_T_MIN, BF,
+  B_AE_MAX, B_AE_MIN, B_AE_OPEN, B_CEND, B_CSTART, B_END, B_F_MAX, B_F_MIN, B_MASK, B_REC_MAX, B_REC_MIN, B_START, B_T_MAX, B_T_MIN, BF,
   C_DICT, C_KIND, C_START, C_UID, COL_FIELDS, COL_OVERFLOW, ETYPE_BIT, UID_UNKNOWN, type SkipIndex,
 } from './skip-index.js';
-
-/** Gzip members decompressing ahead at once, and how far ahead the scan looks for them. */
-const PREFETCH_MEMBERS = Number(process.env.EVIO_PF ?? 4);
-const PREFETCH_LOOK = 64;
 
 type OffsetOf = ((end: number, recnum: number) => number) | undefined;
 
@@ -33,51 +29,6 @@ export async function memberOf(ix: SkipIndex, fh: FileHandle, o: number, ctx: Pi
   const c1 = ix.table[o + B_CEND]!;
   ctx.counters.bytes += c1 - c0;
   return readMember(fh, c0, c1 - c0);
-}
-
-/** Members decompressing ahead of the scan, on the thread pool (gzip files). */
-class MemberPrefetch {
-  private readonly inflight = new Map<number, Promise<Buffer>>();
-
-  constructor(
-    private readonly ix: SkipIndex,
-    private readonly fh: FileHandle,
-    private readonly ctx: Pick<FileQueryContext, 'counters'>,
-    readonly depth: number,
-  ) {}
-
-  get size(): number {
-    return this.inflight.size;
-  }
-
-  has(b: number): boolean {
-    return this.inflight.has(b);
-  }
-
-  start(b: number): void {
-    const o = b * BF;
-    const c0 = this.ix.table[o + B_CSTART]!;
-    const c1 = this.ix.table[o + B_CEND]!;
-    this.ctx.counters.bytes += c1 - c0;
-    const p = readMemberAsync(this.fh, c0, c1 - c0);
-    p.catch(() => undefined); // awaited by take(), or dropped unused
-    this.inflight.set(b, p);
-  }
-
-  /** Block b's member: started earlier, or read now. */
-  async take(b: number): Promise<Buffer> {
-    const p = this.inflight.get(b);
-    if (p) {
-      this.inflight.delete(b);
-      return p;
-    }
-    return memberOf(this.ix, this.fh, b * BF, this.ctx);
-  }
-
-  /** Forgets members of blocks before b (the scan went past them without needing them). */
-  dropBefore(b: number): void {
-    for (const k of this.inflight.keys()) if (k < b) this.inflight.delete(k);
-  }
 }
 
 /** Which blocks may hold a row of the query, decided from the block table alone. */
@@ -183,17 +134,6 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
   try {
     if ((await ifh.stat({ bigint: true })).ino !== ix.fileIno) return firstBlockFrom(ix, pos);
     const cols = new ColumnReader(ifh, ix, wanted);
-    const ahead = gz ? new MemberPrefetch(ix, fh, ctx, PREFETCH_MEMBERS) : null;
-    /** Block j will need its member (a guess from the driving column; wrong guesses cost an inflate, not a row). */
-    const likelyNeeded = (j: number): boolean => {
-      if (wanted[j] !== 1 || !mayHold(t, j * BF)) return false;
-      if (driver < 0) return true;
-      const col = cols.get(masks[driver]![0], j) as Uint16Array | null;
-      if (!col) return false;
-      for (const id of driverIds) if (col.indexOf(id) !== -1) return true;
-      return false;
-    };
-    let scouted = -1;
     const out: EventRow[] = [];
     const lines: number[] = [];
     const isCand: boolean[] = [];
@@ -334,14 +274,10 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
       const lineEnd = (i: number) => (i + 1 < n ? bStart + st[i + 1]! : bEnd);
       let buf: Buffer;
       let base: number;
-      if (ahead) {
-        ahead.dropBefore(bi);
-        // Keep the thread pool busy with the next members this query will likely read.
-        for (let j = Math.max(bi + 1, scouted + 1); j < nb && j <= bi + PREFETCH_LOOK && ahead.size < ahead.depth; j++) {
-          scouted = j;
-          if (merge.admitting && !ahead.has(j) && likelyNeeded(j)) ahead.start(j);
-        }
-        buf = await ahead.take(bi);
+      if (gz) {
+        // Inflated here, synchronously: decompressing ahead on the thread pool was measured
+        // slower (BENCHMARKS.md, section 11: a zlib handle per member costs more than it saves).
+        buf = await memberOf(ix, fh, o, ctx);
         base = bStart;
       } else if (lines.length * 8 > n - first) {
         // Dense: one read of the block.

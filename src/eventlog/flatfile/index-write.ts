@@ -14,12 +14,13 @@ import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { FileLock, type HeldLock } from '../../common/file-lock.js';
+import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { baseOf } from './index-load.js';
-import { COL_WIDTH, INDEX_VERSION, MAGIC, NCOLS, pad8, type SegmentHead, type SkipIndex } from './skip-index.js';
+import type { BuiltSegment } from './index-builder.js';
+import { B_AE_MAX, B_AE_MIN, B_AE_OPEN, BF, COL_FIELDS, COL_WIDTH, INDEX_VERSION, MAGIC, NCOLS, pad8, type Segment, type SegmentHead, type SkipIndex } from './skip-index.js';
 
 /** Segments an index may have before an extension rewrites it as one. */
-export const MAX_SEGMENTS = 16;
+export const MAX_SEGMENTS = 64;
 
 async function writeAll(fh: FileHandle, buf: Buffer, pos: number): Promise<void> {
   let w = 0;
@@ -52,10 +53,10 @@ export class NewIndexFile implements SegmentSink {
     return new NewIndexFile(idxPath, tmp, fh);
   }
 
-  async write(segment: Buffer | null): Promise<void> {
+  async write(segment: BuiltSegment | null): Promise<void> {
     if (!segment) return;
-    await writeAll(this.fh, segment, this.pos);
-    this.pos += segment.length;
+    await writeAll(this.fh, segment.bytes, this.pos);
+    this.pos += segment.bytes.length;
   }
 
   /** Raw bytes at the end (a compaction copying columns). */
@@ -105,51 +106,98 @@ async function removeDeadTemps(idxPath: string): Promise<void> {
 
 /** Where segments go: a new file (renamed into place at the end) or the end of the existing one. */
 export interface SegmentSink {
-  write(segment: Buffer | null): Promise<void>;
+  write(segment: BuiltSegment | null): Promise<void>;
   commit(): Promise<void>;
   abort(): Promise<void>;
 }
 
-/** The end of an existing index, held under its lock for one extension. */
+/**
+ * The end of an existing index, for one extension; null when another writer extended it since
+ * `ix` was read (a valid segment follows) or it was replaced. No lock: each segment goes out in
+ * one positioned write, and whatever two racing writers leave is checked on reading (CRC-32,
+ * continuity) — at worst a segment is lost and the next extension writes it again.
+ */
 export async function appendSink(ix: SkipIndex): Promise<SegmentSink | null> {
-  let held: HeldLock;
+  let fd: number;
   try {
-    held = await new FileLock(ix.path, { timeoutMs: 0 }).acquire();
+    fd = openSync(ix.path, 'r+');
   } catch {
-    return null; // another writer extends it now
+    return null;
   }
-  let fh: FileHandle;
   try {
-    fh = await open(ix.path, 'r+');
-    const st = await fh.stat({ bigint: true });
-    if (st.ino !== ix.fileIno || Number(st.size) < ix.end) {
-      await fh.close();
-      await held.release();
-      return null;
-    }
-    // What a killed writer left after the last intact segment.
-    await fh.truncate(ix.end);
+    const st = fstatSync(fd, { bigint: true });
+    if (st.ino !== ix.fileIno) throw new Error('replaced');
+    if (Number(st.size) > ix.end) {
+      if (intactSegmentAt(fd, ix.end, Number(st.size))) throw new Error('extended by another writer');
+      // What a killed writer left after the last intact segment.
+      ftruncateSync(fd, ix.end);
+    } else if (Number(st.size) < ix.end) throw new Error('cut');
   } catch {
-    await held.release();
+    closeSync(fd);
     return null;
   }
   let pos = ix.end;
-  const end = async () => {
-    await fh.close().catch(() => undefined);
-    await held.release();
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    closeSync(fd);
   };
   return {
     async write(seg) {
       if (!seg) return;
       let w = 0;
-      while (w < seg.length) w += (await fh.write(seg, w, seg.length - w, pos + w)).bytesWritten;
-      pos += seg.length;
+      while (w < seg.bytes.length) w += writeSync(fd, seg.bytes, w, seg.bytes.length - w, pos + w);
+      pos += seg.bytes.length;
     },
-    commit: end,
-    async abort() {
-      // Segments written stay: each is complete and checked on reading.
-      await end();
-    },
+    commit: close,
+    // Segments written stay: each is complete and checked on reading.
+    abort: close,
+  };
+}
+
+/** A whole segment (its head passing its CRC-32, its body all there) starts at `pos`. */
+function intactSegmentAt(fd: number, pos: number, size: number): boolean {
+  const pre = Buffer.alloc(8);
+  if (readSync(fd, pre, 0, 8, pos) !== 8) return false;
+  const hlen = pre.readUInt32LE(0);
+  if (pos + 8 + hlen > size || hlen > 256 << 20) return false;
+  const hb = Buffer.allocUnsafe(hlen);
+  if (readSync(fd, hb, 0, hlen, pos + 8) !== hlen || crc32(hb) >>> 0 !== pre.readUInt32LE(4)) return false;
+  try {
+    const head = JSON.parse(hb.toString('utf8')) as SegmentHead;
+    return pos + pad8(8 + hlen) + head.bodyBytes <= size;
+  } catch {
+    return false;
+  }
+}
+
+/** `ix` with segments added at its end (written by this process): no need to read them back. */
+export function withSegments(ix: SkipIndex, added: BuiltSegment[]): SkipIndex {
+  if (added.length === 0) return ix;
+  const blocks = ix.blocks + added.reduce((n, s) => n + s.head.blocks, 0);
+  const table = new Float64Array(blocks * BF);
+  table.set(ix.table.subarray(0, ix.blocks * BF));
+  const dicts = Object.fromEntries(COL_FIELDS.map((f) => [f, [...ix.dicts[f]]])) as unknown as SkipIndex['dicts'];
+  const segs: Segment[] = ix.segs.slice();
+  let pos = ix.end;
+  for (const s of added) {
+    const h = s.head;
+    table.set(s.table, h.blockFrom * BF);
+    for (const f of COL_FIELDS) for (const v of h.dictAdd[f]) dicts[f].push(v);
+    for (let k = 0; k + 3 < h.patches.length; k += 4) {
+      const p = h.patches[k]! * BF;
+      if (h.patches[k + 1]! < table[p + B_AE_MIN]!) table[p + B_AE_MIN] = h.patches[k + 1]!;
+      if (h.patches[k + 2]! > table[p + B_AE_MAX]!) table[p + B_AE_MAX] = h.patches[k + 2]!;
+      table[p + B_AE_OPEN] = table[p + B_AE_OPEN]! - h.patches[k + 3]!;
+    }
+    segs.push({ head: h, bodyAt: pos + s.bodyOffset });
+    pos += s.bytes.length;
+  }
+  const last = added[added.length - 1]!.head;
+  return {
+    ...ix, fileSize: pos, end: pos, dataSize: last.dataSize, usize: last.usize, sample: last.sample, legacy: last.legacy,
+    blocks, lines: last.lineFrom + last.lines, table, dicts, segs, builder: undefined,
   };
 }
 
@@ -190,7 +238,7 @@ export async function compactIndex(ix: SkipIndex): Promise<boolean> {
     pre.writeUInt32LE(headBuf.length, 0);
     pre.writeUInt32LE(crc32(headBuf) >>> 0, 4);
     const bodyAt = out.size + pad8(8 + headBuf.length);
-    await out.write(Buffer.concat([pre, headBuf, Buffer.alloc(bodyAt - out.size - 8 - headBuf.length)]));
+    await writeAll(out.handle, Buffer.concat([pre, headBuf, Buffer.alloc(bodyAt - out.size - 8 - headBuf.length)]), out.size);
     await writeAll(out.handle, tableBytes, bodyAt);
     const chunk = Buffer.allocUnsafe(1 << 20);
     for (let c = 0; c < NCOLS; c++) {
@@ -199,10 +247,10 @@ export async function compactIndex(ix: SkipIndex): Promise<boolean> {
         let left = seg.head.lines * COL_WIDTH[c]!;
         let from = seg.bodyAt + seg.head.cols[c]!;
         while (left > 0) {
+          // Synchronous: pieces of an index in the page cache, copied into the page cache.
           const n = Math.min(left, chunk.length);
-          const { bytesRead } = await src.read(chunk, 0, n, from);
-          if (bytesRead !== n) return false;
-          await writeAll(out.handle, chunk.subarray(0, n), dst);
+          if (readSync(src.fd, chunk, 0, n, from) !== n) return false;
+          for (let w = 0; w < n; ) w += writeSync(out.handle.fd, chunk, w, n - w, dst + w);
           dst += n;
           from += n;
           left -= n;

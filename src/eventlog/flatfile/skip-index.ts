@@ -23,7 +23,8 @@ import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { readAt } from './read-at.js';
+import type { IndexBuilder } from './index-builder.js';
+import { readAtSync } from './read-at.js';
 
 export const INDEX_VERSION = 2;
 export const MAGIC = Buffer.from('EVFFIX02');
@@ -136,6 +137,12 @@ export interface SkipIndex {
   segs: Segment[];
   /** File position after the last segment used (an extension writes there). */
   end: number;
+  /**
+   * In memory only: the builder that wrote the last segment, in the state the index ends in,
+   * so that the next extension by this process need not read the waiting accepts back. Taken
+   * (set to undefined) by the extension that uses it.
+   */
+  builder?: IndexBuilder | undefined;
 }
 
 /** Where the index of `dataPath` lives: beside it, or in a configured cache folder. */
@@ -149,9 +156,10 @@ const SAMPLE = 64 << 10;
 
 /** CRC-32 of the first and last 64 KiB of [0, size) of the data file (-1: shorter than size). */
 export async function sampleOf(fh: FileHandle, size: number): Promise<number> {
-  const head = await readAt(fh, Math.min(SAMPLE, size), 0);
+  // Two short reads, nearly always from the page cache (read-at.ts).
+  const head = readAtSync(fh.fd, Math.min(SAMPLE, size), 0);
   const tailFrom = Math.max(0, size - SAMPLE);
-  const tail = await readAt(fh, size - tailFrom, tailFrom);
+  const tail = readAtSync(fh.fd, size - tailFrom, tailFrom);
   if (head.length + tail.length !== Math.min(SAMPLE, size) + size - tailFrom) return -1;
   return crc32(tail, crc32(head)) >>> 0;
 }

@@ -5,7 +5,6 @@
 // then indexes that are stale, truncated, corrupt or of another version, appends after the
 // index, deletes, resume positions across files, rotate --compress.
 import { appendFileSync, mkdtempSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,7 +16,7 @@ import { buildIndexes } from '../../../src/eventlog/flatfile/index-files.js';
 import { rotateFlatFile } from '../../../src/eventlog/flatfile/rotate.js';
 import { MemoryStore } from '../../../src/eventlog/memory-store.js';
 import { parseEventQuery } from '../../../src/eventlog/query.js';
-import type { EventQuery, EventRow, EventStore, ScanStats, StoredEvent } from '../../../src/eventlog/types.js';
+import type { EventQuery, EventRow, ScanStats, StoredEvent } from '../../../src/eventlog/types.js';
 import { runConformance } from '../conformance/run.js';
 import { runPropertyTest } from '../property/run.js';
 import { collect, comparable, query, tempDir } from './helpers.js';

@@ -58,6 +58,7 @@ describe('skip index segments', () => {
     const before = statSync(`${path}.evidx`);
     const s = new FlatFileStore({ path, index: ON });
     await s.append(log.slice(700));
+    await s.whenIndexed();
     expect(await answers(s)).toEqual(await reference(log));
     const after = statSync(`${path}.evidx`);
     expect(after.ino).toBe(before.ino);
@@ -68,18 +69,20 @@ describe('skip index segments', () => {
     expect(ix.lines).toBe(1500);
   });
 
-  it('the append path keeps an existing index current: a block or more appended is indexed at once', async () => {
+  it('the append path keeps an existing index current: four blocks or more appended are indexed at once', async () => {
     const path = join(tmp.dir, `app-${n++}.ndjson`);
     const s = new FlatFileStore({ path, index: ON });
     await s.append(log.slice(0, 600));
     expect(await indexOf(path)).toBeNull(); // the append path builds no index of its own
     await buildIndexes(path, { cacheDir: null, family: false, blockBytes: 2048 });
     const ino = statSync(`${path}.evidx`).ino;
-    // Less than a block: left to the queries' tail scan.
+    // Less than four blocks: left to the queries' tail scan.
     await s.append(log.slice(600, 603));
+    await s.whenIndexed();
     expect((await indexOf(path))!.usize).toBeLessThan(statSync(path).size);
-    // More than a block: indexed by the append itself (the three lines before it too).
+    // More than four blocks: indexed by the append path (the three lines before it too).
     await s.append(log.slice(603, 1100));
+    await s.whenIndexed();
     const ix = (await indexOf(path))!;
     expect(ix.usize).toBe(statSync(path).size);
     expect(ix.lines).toBe(1100);
@@ -92,17 +95,23 @@ describe('skip index segments', () => {
 
   it(`past ${MAX_SEGMENTS} segments an extension rewrites the index as one`, async () => {
     const path = join(tmp.dir, `many-${n++}.ndjson`);
-    const s = new FlatFileStore({ path, index: { ...ON, blockBytes: 1024 } });
-    const steps = 30;
-    const per = Math.ceil(log.length / steps);
+    const s = new FlatFileStore({ path, index: { ...ON, blockBytes: 256 } });
+    const steps = MAX_SEGMENTS + 12;
+    const per = Math.floor(log.length / (steps + 1));
+    await s.append(log.slice(0, per));
+    await buildIndexes(path, { cacheDir: null, family: false, blockBytes: 256 });
     const counts: number[] = [];
-    for (let k = 0; k < steps; k++) {
-      await s.append(log.slice(k * per, (k + 1) * per));
-      await answers(s);
+    for (let k = 1; k <= steps; k++) {
+      // Each append is more than four blocks: the append path adds a segment.
+      await s.append(log.slice(k * per, k === steps ? log.length : (k + 1) * per));
+      await s.whenIndexed();
       counts.push((await indexOf(path))?.segs.length ?? 0);
     }
+    expect(counts.slice(0, 5)).toEqual([2, 3, 4, 5, 6]);
     expect(Math.max(...counts)).toBe(MAX_SEGMENTS);
     expect(counts.some((c, i) => i > 0 && c < counts[i - 1]!)).toBe(true); // a rewrite happened
+    const ix = (await indexOf(path))!;
+    expect(ix.usize).toBe(statSync(path).size);
     expect(await answers(s)).toEqual(await reference(log));
     expect(await answers(new FlatFileStore({ path, index: { ...ON, budgetMs: 0 } }))).toEqual(await reference(log));
   });

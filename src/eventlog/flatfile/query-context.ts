@@ -1,0 +1,37 @@
+// What one query over one file or a family carries from file to file (file-query.ts) into the
+// index scan (index-scan.ts): the query, the shared finish merge, counters, the index settings.
+import type { EventQuery, ScanStats } from '../types.js';
+import type { FinishMerge } from './finish-merge.js';
+import type { SkipIndex } from './skip-index.js';
+
+export interface IndexSettings {
+  /** Use and build skip indexes. */
+  enabled: boolean;
+  /** Where indexes live: null = beside the data file. */
+  cacheDir: string | null;
+  /** Time a query may spend building or extending indexes before it scans instead. */
+  budgetMs: number;
+  blockBytes?: number;
+}
+
+/** Bytes a query read, for the benchmarks. */
+export interface ReadCounters {
+  /** Bytes read from plain files and compressed bytes read from gzip files. */
+  bytes: number;
+}
+
+export interface FileQueryContext {
+  q: EventQuery;
+  merge: FinishMerge;
+  stats: ScanStats;
+  signal: AbortSignal | undefined;
+  maxOpenAccepts: number;
+  readSize: number | undefined;
+  freq: { value: Uint32Array | null };
+  index: IndexSettings;
+  /** Indexes loaded by this store, by index path. */
+  cache: Map<string, SkipIndex>;
+  counters: ReadCounters;
+  /** Time left for index builds in this query. */
+  budgetLeft: number;
+}
