@@ -14,6 +14,12 @@ import { appendSink, compactIndex, MAX_SEGMENTS, NewIndexFile, withSegments, typ
 import { fileSource, LineReader } from './line-reader.js';
 import { DEFAULT_BLOCK_BYTES, sampleOf, type SkipIndex } from './skip-index.js';
 
+/**
+ * In memory only: the builder that wrote an index's last segment, in the state the index ends
+ * in, so that the next extension by this process need not read the waiting accepts back.
+ */
+const builders = new WeakMap<SkipIndex, IndexBuilder>();
+
 /** Lines per segment of a build: about 19 MiB of columns. */
 export const SEGMENT_LINES = 1 << 20;
 
@@ -40,8 +46,8 @@ export interface KnownLines {
  */
 export async function buildPlainIndex(fh: FileHandle, st: { ino: bigint; size: number }, prev: SkipIndex | null, idxPath: string, opts: BuildOptions = {}): Promise<SkipIndex | null> {
   // The builder the last extension by this process left, taken so no other extension shares it.
-  let b = prev?.builder ?? null;
-  if (prev) prev.builder = undefined;
+  let b = prev ? (builders.get(prev) ?? null) : null;
+  if (prev) builders.delete(prev);
   if (prev && !b) {
     const base = await baseOf(prev);
     if (base) b = new IndexBuilder(base);
@@ -105,12 +111,12 @@ export async function buildPlainIndex(fh: FileHandle, st: { ino: bigint; size: n
     if (!ok) await sink.abort();
   }
   if (prev && added.length === 0) {
-    prev.builder = b;
+    builders.set(prev, b);
     return prev;
   }
   let ix = prev ? withSegments(prev, added) : await loadIndex(idxPath, fh, st, false);
   if (ix && ix.segs.length > MAX_SEGMENTS && (await compactIndex(ix).catch(() => false))) ix = await loadIndex(idxPath, fh, st, false);
-  else if (ix) ix.builder = b;
+  else if (ix) builders.set(ix, b);
   return ix;
 }
 

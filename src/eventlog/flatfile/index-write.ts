@@ -197,7 +197,7 @@ export function withSegments(ix: SkipIndex, added: BuiltSegment[]): SkipIndex {
   const last = added[added.length - 1]!.head;
   return {
     ...ix, fileSize: pos, end: pos, dataSize: last.dataSize, usize: last.usize, sample: last.sample, legacy: last.legacy,
-    blocks, lines: last.lineFrom + last.lines, table, dicts, segs, builder: undefined,
+    blocks, lines: last.lineFrom + last.lines, table, dicts, segs,
   };
 }
 

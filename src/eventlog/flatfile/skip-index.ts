@@ -23,7 +23,6 @@ import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import type { IndexBuilder } from './index-builder.js';
 import { readAtSync } from './read-at.js';
 
 export const INDEX_VERSION = 2;
@@ -137,12 +136,6 @@ export interface SkipIndex {
   segs: Segment[];
   /** File position after the last segment used (an extension writes there). */
   end: number;
-  /**
-   * In memory only: the builder that wrote the last segment, in the state the index ends in,
-   * so that the next extension by this process need not read the waiting accepts back. Taken
-   * (set to undefined) by the extension that uses it.
-   */
-  builder?: IndexBuilder | undefined;
 }
 
 /** Where the index of `dataPath` lives: beside it, or in a configured cache folder. */
