@@ -13,7 +13,7 @@ import type { Engine } from '../engine.js';
 import { evioError, toEvioError } from '../errors.js';
 import type { IologTaskName, IologTasks } from './iolog-task-types.js';
 import { unwrap, type Outcome } from './outcome.js';
-import { workerEntry } from './package-root.js';
+import { workerEntry } from '../common/package-root.js';
 
 /** Tasks that walk or search many sessions; every other task is interactive. */
 const BULK_TASKS: ReadonlySet<IologTaskName> = new Set<IologTaskName>(['expandGlob', 'searchSessions', 'indexUpdate']);

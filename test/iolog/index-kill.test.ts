@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openIndex } from '../../src/iolog/index-db.js';
 import { indexAge } from '../../src/iolog/index-update.js';
 import { parseListParams, queryIndex } from '../../src/iolog/list-query.js';
-import { workerEntry } from '../../src/worker/package-root.js';
+import { workerEntry } from '../../src/common/package-root.js';
 import { buildCli, runAndKill, runCli, runUntilFileSize, type CliBuild, type RunResult } from '../jobs/cli-build.js';
 import { makeHome, type JobHome } from '../jobs/helpers.js';
 

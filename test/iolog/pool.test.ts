@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine.js';
 import { iologPool } from '../../src/worker/pool.js';
-import { packageRoot, workerEntry } from '../../src/worker/package-root.js';
+import { packageRoot, workerEntry } from '../../src/common/package-root.js';
 import { makeEngine, removeDir, tempDir } from './helpers.js';
 
 let root: string;

@@ -22,7 +22,7 @@ import { basename } from 'node:path';
 import { evioError, isEvioError } from '../../errors.js';
 import { OPEN_APPEND, type DirHandle } from '../../safe-open.js';
 import { normalizeNewEvent } from '../record.js';
-import type { AppendResult, NewEvent, StoredEvent } from '../types.js';
+import type { AppendResult, NewEvent } from '../types.js';
 import { endsWithNewline, readLastRecnum } from './tail.js';
 
 /** What the appender knew of the file's end after its last visit. */
@@ -88,8 +88,6 @@ export interface AppendContext {
   /** The previous tail, if any; replaced by the new one. */
   cache: TailCache | null;
   signal?: AbortSignal | undefined;
-  /** Told of every line written: the record, its file position and length (index upkeep). */
-  onLine?: ((rec: StoredEvent, at: number, len: number) => void) | undefined;
 }
 
 export async function appendEvents(
@@ -121,15 +119,11 @@ export async function appendEvents(
     let pendingFirst: number | null = null;
     let pendingLast = 0;
     let pendingCount = 0;
-    /** Bytes of the lines not yet written (positions for onLine). */
-    let pendingBytes = 0;
-    const onLine = ctx.onLine;
     const flush = async () => {
       if (parts.length === 0) return;
       size += await writeAll(fh, parts.join(''));
       parts = [];
       pending = 0;
-      pendingBytes = 0;
       result.first ??= pendingFirst;
       result.last = pendingLast;
       result.count += pendingCount;
@@ -154,14 +148,8 @@ export async function appendEvents(
         } else {
           throw evioError('STORE_RECNUM_ORDER', `record ${index}: recnum ${ev.recnum} is not greater than the previous recnum ${last} of this append`);
         }
-        const rec = ev.recnum === recnum ? ev : { recnum, ...ev };
-        const line = JSON.stringify(rec) + '\n';
+        const line = JSON.stringify(ev.recnum === recnum ? ev : { recnum, ...ev }) + '\n';
         parts.push(line);
-        if (onLine) {
-          const len = Buffer.byteLength(line);
-          onLine(rec as StoredEvent, size + pendingBytes, len);
-          pendingBytes += len;
-        }
         pending += line.length;
         pendingFirst ??= recnum;
         pendingLast = recnum;

@@ -16,14 +16,14 @@ import type { EventRow } from '../types.js';
 import { bomLength } from './bom.js';
 import { bufferSource, GzipSource, isGzipFile } from './gzip.js';
 import { buildGzipIndex, buildPlainIndex } from './index-build.js';
-import { indexMatches, loadIndex } from './index-load.js';
+import { indexFileUnchanged, indexMatches, loadIndex } from './index-load.js';
 import { indexScan, memberOf, scanGzipFrom } from './index-scan.js';
 import { fileSource, LineReader, type ByteSource } from './line-reader.js';
 import { lacksRecnum, parseJsonText, toStoredEvent } from './parse-line.js';
 import { probeCanonicalPrefix, type PrefixProbe } from './prefilter.js';
 import { narrowToRecnum } from './recnum-seek.js';
 import { checkByteOffset, scanRows } from './scan.js';
-import { B_END, B_REC_MAX, B_START, BF, DEFAULT_BLOCK_BYTES, indexPathFor, type SkipIndex } from './skip-index.js';
+import { B_END, B_REC_MAX, B_START, BF, DEFAULT_BLOCK_BYTES, EXTEND_BLOCKS, indexPathFor, type SkipIndex } from './skip-index.js';
 import type { FileView } from './family-snapshot.js';
 import type { FileQueryContext, ReadCounters } from './query-context.js';
 import { readLastRecnum } from './tail.js';
@@ -55,13 +55,13 @@ export async function indexFor(path: string, fh: FileHandle, st: { ino: bigint; 
   let ix = ctx.cache.get(idxPath) ?? null;
   // A cached index is used while its file is the one it was read from (an extension by another
   // process adds segments; a rebuild replaces the file) and it still describes the data.
-  if (ix && !((await sameFile(idxPath, ix)) && (await indexMatches(ix, fh, st, gz)))) ix = null;
+  if (ix && !((await indexFileUnchanged(idxPath, ix)) && (await indexMatches(ix, fh, st, gz)))) ix = null;
   if (!ix) ix = await loadIndex(idxPath, fh, st, gz);
   const blockBytes = ctx.index.blockBytes ?? DEFAULT_BLOCK_BYTES;
   // A file of a few blocks is scanned as fast as its index is read: no index is made for it
   // (nor does it take disk space a full disk may need for a rewrite).
   const worthIt = st.size >= MIN_INDEXED_BLOCKS * blockBytes;
-  const wantsMore = ix ? !gz && st.size - ix.usize >= (ix.blockBytes || blockBytes) : worthIt;
+  const wantsMore = ix ? !gz && st.size - ix.usize >= EXTEND_BLOCKS * (ix.blockBytes || blockBytes) : worthIt;
   if (wantsMore && ctx.budgetLeft > 0) {
     const t0 = Date.now();
     // A cache that cannot be written is no reason to fail the query: the builders return null
@@ -73,15 +73,6 @@ export async function indexFor(path: string, fh: FileHandle, st: { ino: bigint; 
   if (ix) ctx.cache.set(idxPath, ix);
   else ctx.cache.delete(idxPath);
   return ix;
-}
-
-async function sameFile(idxPath: string, ix: SkipIndex): Promise<boolean> {
-  try {
-    const s = await statPath(idxPath, { bigint: true });
-    return s.ino === ix.fileIno && Number(s.size) === ix.fileSize;
-  } catch {
-    return false;
-  }
 }
 
 /** Rows of one file of the answer, into the shared merge; yields what the merge lets go. */

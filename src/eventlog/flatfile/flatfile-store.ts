@@ -23,7 +23,7 @@ import { readLastRecnum } from './tail.js';
 import { closeAll, takeFamilySnapshot, type SnapshotMember } from './family-snapshot.js';
 import { FinishMerge } from './finish-merge.js';
 import { FAMILY_BASE, queryFile, type FileQueryContext, type IndexSettings, type ReadCounters, type StartAt } from './file-query.js';
-import { AppendIndexer } from './index-upkeep.js';
+import { IndexUpkeep } from './index-upkeep.js';
 import { dropIndex } from './index-write.js';
 import { indexPathFor, type SkipIndex } from './skip-index.js';
 
@@ -61,10 +61,8 @@ export class FlatFileStore implements EventStore {
   private readonly readSize: number | undefined;
   private readonly confined: boolean;
   private tail: TailCache | null = null;
-  /** Keeps the index current from the append path (index-upkeep.ts). */
-  private appendIndexer: AppendIndexer | null = null;
-  /** The index upkeep of the appends so far; never rejects. */
-  private indexUpkeep: Promise<void> = Promise.resolve();
+  /** Keeps the index current after appends (index-upkeep.ts). */
+  private upkeep: IndexUpkeep | null = null;
   private closed = false;
   readonly family: boolean;
   readonly indexSettings: IndexSettings;
@@ -206,15 +204,13 @@ export class FlatFileStore implements EventStore {
     this.refuseGzip();
     return this.writing(async (dir, held) => {
       await this.afterTakeover(dir, held);
-      const upkeep = this.indexSettings.enabled ? (this.appendIndexer ??= new AppendIndexer(this.path, this.indexSettings, this.indexCache)) : null;
-      const { result, cache } = await appendEvents({ path: this.path, dir, cache: this.tail, signal: opts.signal, onLine: upkeep?.onLine }, events).catch((err: unknown) => {
+      const { result, cache } = await appendEvents({ path: this.path, dir, cache: this.tail, signal: opts.signal }, events).catch((err: unknown) => {
         this.tail = null;
         throw err;
       });
       this.tail = cache;
-      // The index catches up after the lock is released, while the caller goes on (the next
-      // append's write and fsync overlap it); appends queue their upkeep one after the other.
-      if (upkeep) this.indexUpkeep = this.indexUpkeep.then(() => upkeep.finish(cache.size, cache.ino));
+      // The index catches up after the lock is released, on its own thread (index-upkeep.ts).
+      if (this.indexSettings.enabled) (this.upkeep ??= new IndexUpkeep(this.path, this.indexSettings.cacheDir, this.indexCache)).after(cache.size, cache.ino);
       return result;
     }, opts.signal);
   }
@@ -224,8 +220,8 @@ export class FlatFileStore implements EventStore {
     this.refuseGzip();
     return this.writing(async (dir) => {
       this.tail = null;
-      await this.indexUpkeep;
-      this.appendIndexer?.reset();
+      await this.upkeep?.whenDone();
+      this.upkeep?.reset();
       const ropts: RewriteOptions = { maxOpenAccepts: this.maxOpenAccepts, signal: opts.signal };
       if (this.readSize !== undefined) ropts.readSize = this.readSize;
       const res = await rewriteWithout(dir, this.path, filter, ropts);
@@ -288,11 +284,11 @@ export class FlatFileStore implements EventStore {
 
   /** Resolves when the index upkeep of the appends so far is done (tests, benchmarks, close). */
   whenIndexed(): Promise<void> {
-    return this.indexUpkeep;
+    return this.upkeep?.whenDone() ?? Promise.resolve();
   }
 
   async close(): Promise<void> {
-    await this.indexUpkeep;
+    await this.upkeep?.close();
     this.closed = true;
   }
 

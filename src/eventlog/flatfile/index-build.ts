@@ -5,7 +5,6 @@
 // it is scanned (docs/flatfile.md). The builder hands out a segment every SEGMENT_LINES lines,
 // written at once, so a build holds one segment's columns in memory whatever the file's size.
 import type { FileHandle } from 'node:fs/promises';
-import type { StoredEvent } from '../types.js';
 import { bomLength } from './bom.js';
 import { memberLength, readMember } from './gzip.js';
 import { emptyBase, IndexBuilder, type BuiltSegment } from './index-builder.js';
@@ -30,14 +29,6 @@ export interface BuildOptions {
   signal?: AbortSignal | undefined;
   /** Called after every block with the bytes indexed so far and the total. */
   onProgress?: (done: number, total: number) => void;
-  /** Records already parsed (the append path's), by ascending position: not parsed again. */
-  known?: KnownLines | undefined;
-}
-
-export interface KnownLines {
-  at: number[];
-  len: number[];
-  recs: Array<StoredEvent | null>;
 }
 
 /**
@@ -92,16 +83,7 @@ export async function buildPlainIndex(fh: FileHandle, st: { ino: bigint; size: n
   };
   let ok = false;
   try {
-    const known = opts.known;
-    if (known && coversExactly(known, start, st.size)) {
-      // Every line is one the appender just wrote: no reading, no parsing.
-      for (let k = 0; k < known.at.length; k++) {
-        const at = known.at[k]!;
-        before(at);
-        b.record(known.recs[k]!, at, known.len[k]!);
-        await after(at + known.len[k]!);
-      }
-    } else if (!(await readLines(fh, st, start, opts, before, after, b, deadline))) return null;
+    if (!(await readLines(fh, st, start, opts, before, after, b, deadline))) return null;
     if (inBlock) b.endBlock();
     opts.onProgress?.(b.usize, st.size);
     await emit(b.takeSegment(b.usize, await sampleOf(fh, b.usize)));
@@ -120,23 +102,12 @@ export async function buildPlainIndex(fh: FileHandle, st: { ino: bigint; size: n
   return ix;
 }
 
-/** The known lines are exactly [start, end), one after the other. */
-function coversExactly(k: KnownLines, start: number, end: number): boolean {
-  const n = k.at.length;
-  if (n === 0 || k.at[0] !== start || k.at[n - 1]! + k.len[n - 1]! !== end) return false;
-  for (let i = 1; i < n; i++) if (k.at[i] !== k.at[i - 1]! + k.len[i - 1]!) return false;
-  return true;
-}
-
 /** Reads and indexes the lines of [start, st.size); false when a line is too long to index. */
 async function readLines(
   fh: FileHandle, st: { size: number }, start: number, opts: BuildOptions,
   before: (at: number) => void, after: (end: number) => Promise<boolean>, b: IndexBuilder, deadline: number,
 ): Promise<boolean> {
   const reader = new LineReader(fileSource(fh), start, { sizeHint: st.size - start, stopOnOversized: true, signal: opts.signal });
-  const known = opts.known;
-  const knownAt = known?.at ?? [];
-  let kp = 0;
   try {
     for (;;) {
       opts.signal?.throwIfAborted();
@@ -152,9 +123,7 @@ async function readLines(
         if (at >= st.size) break;
         before(at);
         const e = buf.indexOf(10, s);
-        while (kp < knownAt.length && knownAt[kp]! < at) kp++;
-        if (kp < knownAt.length && knownAt[kp] === at) b.record(known!.recs[kp++]!, at, e - s + 1);
-        else b.line(buf, s, e, at);
+        b.line(buf, s, e, at);
         s = e + 1;
         // Out of time: stop at a block's end (the index covers a prefix; the next build extends it).
         if ((await after(reader.pos(s))) && Date.now() > deadline) {

@@ -4,7 +4,7 @@
 // middle), corrupt or not continuing the one before ends the index there: the index covers what
 // comes before and the rest of the file is scanned. Nothing usable: null, the file is scanned.
 import type { FileHandle } from 'node:fs/promises';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import type { BuilderBase } from './index-builder.js';
 import { readSync } from 'node:fs';
@@ -123,6 +123,16 @@ async function headMatches(h: SegmentHead, data: FileHandle, st: { ino: bigint; 
   if (h.ino !== String(st.ino) || h.data !== (gz ? 'gz' : 'plain')) return false;
   if (gz ? h.dataSize !== st.size : h.dataSize > st.size) return false;
   return (await sampleOf(data, h.dataSize)) === h.sample;
+}
+
+/** The index file is the one `ix` was read from, as long as it was then (no extension, no rebuild since). */
+export async function indexFileUnchanged(idxPath: string, ix: SkipIndex): Promise<boolean> {
+  try {
+    const s = await stat(idxPath, { bigint: true });
+    return s.ino === ix.fileIno && Number(s.size) === ix.fileSize;
+  } catch {
+    return false;
+  }
 }
 
 /** The index (held in memory) still describes this data file. */

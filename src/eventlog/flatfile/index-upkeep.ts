@@ -1,72 +1,133 @@
-// Keeping the live file's skip index current from the append path. The appender tells the
-// upkeep of every line it writes (the record it already holds, its position); once a few blocks'
-// worth of the file is not indexed (UPKEEP_BLOCKS of the index's blocks), those lines are indexed without being parsed
-// again and added as a segment at the end of the index (index-write.ts). Below that nothing is
-// done: queries scan so short a tail about as fast as an index would serve it. A log with no
-// index yet gets none here (queries and `evio events index` build it), and an append never fails
-// because of its index: the records are durable before any of this runs.
+// Keeping the live file's skip index current from the append path. After an append (once the
+// append has returned), when the index ends EXTEND_BLOCKS blocks or more before the file's end,
+// the upkeep asks its thread (index-upkeep-worker.ts) to extend the index from the file: the new
+// lines are read and parsed there, not on the thread that appends. Below that, queries scan so
+// short a tail about as fast as an index would serve it. A log with no index gets none here
+// (queries and `evio events index` build it), and an append never fails because of its index:
+// the records are durable before any of this. The thread starts with the first extension a
+// store needs and keeps the process alive only while it has work.
+import { existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { StoredEvent } from '../types.js';
-import type { IndexSettings } from './query-context.js';
-import { buildPlainIndex, type KnownLines } from './index-build.js';
-import { indexMatches, loadIndex } from './index-load.js';
-import { indexPathFor, type SkipIndex } from './skip-index.js';
+import { Worker } from 'node:worker_threads';
+import { workerEntry } from '../../common/package-root.js';
+import { loadIndex } from './index-load.js';
+import { EXTEND_BLOCKS, indexPathFor, type SkipIndex } from './skip-index.js';
 
-/** Records kept for the index; past this many the rest are parsed again from the file. */
-const MAX_KNOWN = 1 << 14;
-/** Unindexed blocks that make the append path extend the index (1 MiB with the default blocks). */
-export const UPKEEP_BLOCKS = 4;
+export interface UpkeepJob {
+  id: number;
+  path: string;
+  idxPath: string;
+  end: number;
+  ino: string;
+}
 
-export class AppendIndexer {
-  private known: KnownLines = { at: [], len: [], recs: [] };
+export interface UpkeepDone {
+  id: number;
+  /** Where the index now ends (null: there is none, or it could not be read). */
+  usize: number | null;
+  blockBytes: number;
+}
 
-  /** The appender's observer (append.ts, onLine). */
-  readonly onLine = (rec: StoredEvent, at: number, len: number): void => {
-    const k = this.known;
-    if (k.at.length >= MAX_KNOWN) return;
-    k.at.push(at);
-    k.len.push(len);
-    k.recs.push(rec);
-  };
+export class IndexUpkeep {
+  private readonly idxPath: string;
+  private worker: Worker | null = null;
+  private nextId = 1;
+  private readonly waiting = new Map<number, () => void>();
+  /** Where the index ends, as the thread last said (null: not known). */
+  private usize: number | null = null;
+  private blockBytes = 0;
+  private last: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly path: string,
-    private readonly settings: IndexSettings,
+    cacheDir: string | null,
+    /** The store's loaded indexes: what its queries know of where the index ends. */
     private readonly cache: Map<string, SkipIndex>,
-  ) {}
-
-  /** Forgets the lines it was told of (a delete rewrote the file: their positions changed). */
-  reset(): void {
-    this.known = { at: [], len: [], recs: [] };
+  ) {
+    this.idxPath = indexPathFor(path, cacheDir);
   }
 
-  /** After an append that left the file `end` bytes long (inode `ino`): extends the index if enough is not indexed. */
-  async finish(end: number, ino: bigint): Promise<void> {
-    try {
-      const idxPath = indexPathFor(this.path, this.settings.cacheDir);
-      let ix = this.cache.get(idxPath) ?? null;
-      if (ix && (ix.dataIno !== String(ino) || ix.usize > end)) ix = null;
-      // Nothing to do while the unindexed tail is short (checked on the index in memory).
-      if (ix && end - ix.usize < UPKEEP_BLOCKS * ix.blockBytes) return;
+  /** After an append that left the file `end` bytes long (inode `ino`). Never throws. */
+  after(end: number, ino: bigint): void {
+    this.last = this.last.then(() => this.check(end, String(ino))).catch(() => undefined);
+  }
+
+  /** Resolves when the upkeep of the appends so far is done. */
+  whenDone(): Promise<void> {
+    return this.last;
+  }
+
+  async close(): Promise<void> {
+    await this.last;
+    await this.worker?.terminate();
+    this.worker = null;
+  }
+
+  /** Forgets where the index ends (a delete rewrote the file). */
+  reset(): void {
+    this.usize = null;
+  }
+
+  private async check(end: number, ino: string): Promise<void> {
+    const ix = this.cache.get(this.idxPath);
+    if (ix && ix.dataIno === ino && ix.usize <= end && (this.usize === null || ix.usize > this.usize)) {
+      this.usize = ix.usize;
+      this.blockBytes = ix.blockBytes;
+    }
+    if (this.usize === null) {
+      // Not known yet: read the index here (its heads and block table) once.
+      if (!existsSync(this.idxPath)) return;
       const fh = await open(this.path, 'r');
       try {
         const s = await fh.stat({ bigint: true });
-        // Up to the end of this append: later appends' lines are theirs to index.
-        if (s.ino !== ino || Number(s.size) < end) return this.reset();
-        const st = { ino: s.ino, size: end };
-        if (ix && !(await indexMatches(ix, fh, st, false))) ix = null;
-        ix ??= await loadIndex(idxPath, fh, st, false);
-        if (!ix) return this.reset(); // no index to keep: nothing is held for one
-        if (st.size - ix.usize < UPKEEP_BLOCKS * ix.blockBytes) return;
-        const known = this.known;
-        this.reset();
-        const built = await buildPlainIndex(fh, st, ix, idxPath, { known, budgetMs: this.settings.budgetMs });
-        if (built) this.cache.set(idxPath, built);
+        const got = String(s.ino) === ino && Number(s.size) >= end ? await loadIndex(this.idxPath, fh, { ino: s.ino, size: end }, false) : null;
+        if (!got) return;
+        this.usize = got.usize;
+        this.blockBytes = got.blockBytes;
       } finally {
         await fh.close();
       }
-    } catch {
-      // The index is an accelerator: the next query extends it or scans.
     }
+    if (end - this.usize < EXTEND_BLOCKS * this.blockBytes) return;
+    const done = await this.ask({ id: this.nextId++, path: this.path, idxPath: this.idxPath, end, ino });
+    if (done) {
+      this.usize = done.usize;
+      this.blockBytes = done.blockBytes;
+    }
+  }
+
+  private ask(job: UpkeepJob): Promise<UpkeepDone | null> {
+    const w = this.thread();
+    if (!w) return Promise.resolve(null);
+    w.ref();
+    return new Promise((resolve) => {
+      this.waiting.set(job.id, () => resolve(null));
+      const onDone = (d: UpkeepDone) => {
+        if (d.id !== job.id) return;
+        w.off('message', onDone);
+        this.waiting.delete(job.id);
+        if (this.waiting.size === 0) w.unref();
+        resolve(d);
+      };
+      w.on('message', onDone);
+      w.postMessage(job);
+    });
+  }
+
+  private thread(): Worker | null {
+    if (this.worker) return this.worker;
+    const entry = workerEntry('index-upkeep-worker', 'eventlog/flatfile');
+    if (!existsSync(entry)) return null; // not built: queries extend the index instead
+    const w = new Worker(entry);
+    w.unref();
+    const gone = () => {
+      for (const r of this.waiting.values()) r();
+      this.waiting.clear();
+      if (this.worker === w) this.worker = null;
+    };
+    w.on('error', gone);
+    w.on('exit', gone);
+    this.worker = w;
+    return w;
   }
 }

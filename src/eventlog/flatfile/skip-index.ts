@@ -67,6 +67,13 @@ export const MAX_DICT = 0xfffe;
 /** Default block size: chosen by measurement (BENCHMARKS.md, section 11, block size). */
 export const DEFAULT_BLOCK_BYTES = 256 << 10;
 
+/**
+ * Unindexed blocks at the end of a plain file that make the append path or a query extend its
+ * index (1 MiB with the default blocks); a shorter tail is scanned about as fast as an index
+ * would serve it.
+ */
+export const EXTEND_BLOCKS = 4;
+
 export const ETYPE_BIT: Record<number, number> = { 65: 1, 82: 2, 75: 4, 70: 8 };
 
 /** The JSON head of one segment (docs/flatfile.md, "File layout"). */

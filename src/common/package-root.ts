@@ -18,7 +18,7 @@ export function packageRoot(): string {
   }
 }
 
-/** Absolute path of a compiled worker entry, e.g. workerEntry('iolog-tasks'). */
-export function workerEntry(name: string): string {
-  return join(packageRoot(), 'dist', 'worker', `${name}.js`);
+/** Absolute path of a compiled worker entry, e.g. workerEntry('iolog-tasks'); `folder` under dist/ (default worker). */
+export function workerEntry(name: string, folder = 'worker'): string {
+  return join(packageRoot(), 'dist', folder, `${name}.js`);
 }
