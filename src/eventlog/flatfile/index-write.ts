@@ -2,10 +2,10 @@
 // - A new index (a build, a compression, a compaction) is written under a temp name, segment by
 //   segment as the builder hands them out, then renamed into place: readers see the old index
 //   or the new one, never a part. Temp files of dead builders are removed by the next writer.
-// - An extension adds a segment at the end of the existing file, holding `<index>.lock` (never
-//   waiting for it: a busy index is extended by the next query). It first cuts the file back to
-//   where the last intact segment ends (what a killed writer left is garbage readers already
-//   ignore). A reader that loaded the index before the extension keeps its view; the added
+// - An extension adds a segment at the end of the existing file with one positioned write, no
+//   lock (appendSink). It first cuts off what a killed writer left after the last intact segment
+//   (garbage readers already ignore), and gives way when a whole segment follows (another writer
+//   extended it). A reader that loaded the index before the extension keeps its view; the added
 //   segment is checked (CRC-32) like every other.
 // - Past MAX_SEGMENTS the extension rewrites the index as one segment (a new file, renamed), so a
 //   query reads a bounded number of segment heads however often the file was appended to.
