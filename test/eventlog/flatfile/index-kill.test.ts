@@ -1,6 +1,8 @@
 // An interrupted index build, index extension or compression never yields a wrong answer:
-// real `evio events index` and `evio events rotate --compress` processes are killed with SIGKILL
-// at random moments, then queries with whatever index is left (and with none) are compared.
+// real `evio events index`, `evio events rotate --compress` and `evio events append` (whose
+// upkeep thread extends the index after the records are synced) processes are killed with
+// SIGKILL at random moments, then queries with whatever index is left (and with none) are
+// compared.
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -77,6 +79,31 @@ describe('killed index builds and compressions', () => {
     await runKilled(['events', 'index', path], 60_000, env);
     expect(readdirSync(dir).filter((n) => n.includes('.evidx.tmp-'))).toEqual([]);
     expect(await answers(path, false, { enabled: true, budgetMs: 0 })).toEqual(await answers(path, false, { enabled: false, budgetMs: 0 }));
+  }, 240_000);
+
+  it('SIGKILL during evio events append while its upkeep thread extends the index: queries answer as scans do', async () => {
+    const rand = rng(777);
+    const dir = join(tmp.dir, 'append');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(dir);
+    const env = { EVIO_HOME: dir };
+    const path = join(dir, 'events.ndjson');
+    writeFileSync(path, text(records(1, 20_000)));
+    expect(await runKilled(['events', 'index', path], 60_000, env)).toBe('finished');
+    let next = 20_001;
+    const outcomes: string[] = [];
+    for (let round = 0; round < 8; round++) {
+      // About 1.2 MB a round: more than the four blocks that make the upkeep extend the index.
+      const batch = join(dir, `batch-${round}.ndjson`);
+      writeFileSync(batch, text(records(next, 3000)));
+      next += 3000;
+      outcomes.push(await runKilled(['events', 'append', `ff:${path}`, batch], 80 + Math.floor(rand() * 700), env));
+      const want = await answers(path, false, { enabled: false, budgetMs: 0 });
+      expect(await answers(path, false, { enabled: true, budgetMs: 0 })).toEqual(want);
+      expect(await answers(path, false, { enabled: true, budgetMs: 60_000 })).toEqual(want);
+    }
+    expect(outcomes).toContain('killed');
+    expect(outcomes).toContain('finished');
   }, 240_000);
 
   it('SIGKILL during rotate --compress: the family answers every record once', async () => {
