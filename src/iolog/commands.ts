@@ -14,7 +14,7 @@ import { openSession } from './locate.js';
 import { recognisePrompt } from './prompt.js';
 import { checkAborted } from './session.js';
 import type { StreamName } from './timing.js';
-import { TypedInput, type TypedLine } from './typed-input.js';
+import { LINE_FLAGS, TypedInput, type LineFlags, type TypedLine } from './typed-input.js';
 
 export interface CommandsRequest {
   file: string;
@@ -22,7 +22,7 @@ export interface CommandsRequest {
   hidden: boolean;
 }
 
-export interface CommandEntry {
+export interface CommandEntry extends LineFlags {
   /** Milliseconds since the session start at which the line was entered (its Enter), rounded down. */
   time: number;
   /** The same moment in seconds, rounded up to the microsecond: `screen --at` shows the line entered. */
@@ -36,12 +36,6 @@ export interface CommandEntry {
   cwd?: string;
   /** Seconds (rounded up) at which the next prompt appeared after the Enter. */
   prompt_at?: number;
-  recalled?: true;
-  completed?: true;
-  edited?: true;
-  inexact?: true;
-  pasted?: true;
-  hidden?: true;
 }
 
 export interface SessionExit {
@@ -68,8 +62,6 @@ interface PromptSeen {
 
 /** Prompts remembered to place lines (a line is emitted at most ECHO_GRACE_MS after its Enter). */
 const PROMPTS_KEPT = 256;
-
-const FLAGS = ['recalled', 'completed', 'edited', 'inexact', 'pasted', 'hidden'] as const;
 
 export async function sessionCommands(roots: readonly string[], r: CommandsRequest, signal?: AbortSignal): Promise<CommandsResult> {
   const session = await openSession([...roots], r.file);
@@ -106,7 +98,7 @@ export async function sessionCommands(roots: readonly string[], r: CommandsReque
       const next = prompts.find((q) => q.timeMs > l.endMs);
       if (next) e.prompt_at = atSeconds(next.timeMs);
       if (l.shown !== undefined) e.shown = l.shown;
-      for (const f of FLAGS) if (l[f]) e[f] = true;
+      for (const f of LINE_FLAGS) if (l[f]) e[f] = true;
       log.push(e);
       enterMs.push(l.endMs);
     }

@@ -52,7 +52,11 @@ const MAX_PARAMS = 32;
 /** A prompt asking for a secret, as the text before the cursor ends. */
 const SECRET_PROMPT = /(?:^|[^a-z])(?:password|passphrase|passwort|kennwort|mot de passe|contraseña|senha|passcode|pin|otp|verification code|one-time code|secret)\b[^\n]{0,80}[:?]\s*$/i;
 
-export interface TypedLine extends TextLine {
+/** How a typed line came about, beyond plain typing: each set only when true. */
+export const LINE_FLAGS = ['recalled', 'completed', 'edited', 'inexact', 'pasted', 'hidden'] as const;
+export type LineFlags = Partial<Record<(typeof LINE_FLAGS)[number], true>>;
+
+export interface TypedLine extends TextLine, LineFlags {
   /** When its first key was typed (ms since the session start). */
   timeMs: number;
   /** When its Enter was typed. */
@@ -61,12 +65,6 @@ export interface TypedLine extends TextLine {
   endPos: number;
   /** The line as the terminal showed it at the Enter, when not equal to text. */
   shown?: string;
-  recalled?: true;
-  completed?: true;
-  edited?: true;
-  inexact?: true;
-  pasted?: true;
-  hidden?: true;
 }
 
 /** What to do with lines typed at a no-echo prompt: leave them out, blank their text, or keep. */
