@@ -9,7 +9,7 @@ import { parseJsonLine, lacksRecnum, toStoredEvent } from './parse-line.js';
 import { uniqueidHash } from './prefilter.js';
 import {
   B_AE_MAX, B_AE_MIN, B_AE_OPEN, B_CRC, B_END, B_F_MAX, B_F_MIN, B_LINE_FROM, B_LINE_TO, B_MASK, B_REC_MAX, B_REC_MIN, B_T_MAX, B_T_MIN, BF,
-  C_KIND, C_START, C_UID, COL_FIELDS, COL_OVERFLOW, COL_WIDTH, ETYPE_BIT, INDEX_VERSION, MAX_DICT, NCOLS, pad8, UID_UNKNOWN,
+  C_KIND, C_START, C_UID, COL_FIELDS, COL_OVERFLOW, COL_WIDTH, ETYPE_BIT, INDEX_VERSION, MAX_DICT, NCOLS, pad8, segmentPrefix, UID_UNKNOWN,
   type ColField, type SegmentHead,
 } from './skip-index.js';
 
@@ -298,12 +298,8 @@ export class IndexBuilder {
       openLost: this.openLost,
       bodyBytes: at,
     };
-    const headBuf = Buffer.from(JSON.stringify(head), 'utf8');
-    const pre = Buffer.alloc(8);
-    pre.writeUInt32LE(headBuf.length, 0);
-    pre.writeUInt32LE(crc32(headBuf) >>> 0, 4);
-    const padHead = Buffer.alloc(pad8(8 + headBuf.length) - (8 + headBuf.length));
-    const out: BuiltSegment = { bytes: Buffer.concat([pre, headBuf, padHead, ...parts]), head, table: Float64Array.from(table), bodyOffset: pad8(8 + headBuf.length) };
+    const prefix = segmentPrefix(head);
+    const out: BuiltSegment = { bytes: Buffer.concat([prefix, ...parts]), head, table: Float64Array.from(table), bodyOffset: prefix.length };
     // The next segment starts here.
     this.seq++;
     this.blockFrom += nb;

@@ -3,9 +3,9 @@
 // columns of a segment are contiguous), and each block's slice is checked against its CRC-32
 // in the block table before it is used. A slice that fails its check is not used: the caller
 // reads the block's lines without the index (never a wrong answer from a damaged index).
-import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
+import { readIntoSync } from './read-at.js';
 import { B_CRC, B_LINE_FROM, B_LINE_TO, BF, COL_WIDTH, NCOLS, segmentOf, type Segment, type SkipIndex } from './skip-index.js';
 
 export type ColumnSlice = Uint32Array | Uint16Array | Uint8Array;
@@ -68,12 +68,7 @@ export class ColumnReader {
     const buf = old && old.buf.byteLength >= len ? old.buf : new ArrayBuffer(Math.max(len, 4096));
     const view = Buffer.from(buf, 0, len);
     // Synchronous: a window is at most 256 KiB, nearly always in the page cache (read-at.ts).
-    let got = 0;
-    while (got < len) {
-      const n = readSync(this.fh.fd, view, got, len - got, pos + got);
-      if (n <= 0) break;
-      got += n;
-    }
+    const got = readIntoSync(this.fh.fd, view, 0, len, pos);
     this.bytesRead += got;
     if (got < len) {
       this.windows[c] = null;

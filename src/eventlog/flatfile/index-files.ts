@@ -1,7 +1,9 @@
 // Building the skip indexes of a log (or of its whole family) explicitly, without a time bound:
 // what `evio events index` runs. Each index is checked against its file first; only what is
 // missing or stale is built, and a live file's index is extended over what was appended.
-import { open } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, open } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { evioError, isEvioError } from '../../errors.js';
 import { listFamily } from './family.js';
 import { isGzipFile } from './gzip.js';
@@ -64,7 +66,8 @@ export async function buildIndexes(
       }
       if (ix && ix.legacy > 0) outcome += ` (not used: ${ix.legacy} lines without recnum)`;
       if (ix && ix !== prev && !(await indexMatches(ix, fh, st, gz))) throw evioError('FF_INDEX_BUILD', `${m.path} changed while it was indexed; run the command again`);
-      const indexBytes = ix ? await sizeOf(idxPath) : 0;
+      // The index file's size when it was last read or written (loadIndex, withSegments).
+      const indexBytes = ix ? ix.fileSize : 0;
       out.push({ path: m.path, index: ix ? idxPath : null, outcome, bytes: st.size, indexBytes, blocks: ix?.blocks ?? 0, ms: Date.now() - t0 });
     } finally {
       await fh.close();
@@ -73,18 +76,8 @@ export async function buildIndexes(
   return out;
 }
 
-async function sizeOf(p: string): Promise<number> {
-  const { stat } = await import('node:fs/promises');
-  return stat(p).then(
-    (s) => s.size,
-    () => 0,
-  );
-}
-
 /** The index's folder can be written: a build says so up front instead of scanning quietly. */
 async function canWrite(idxPath: string): Promise<void> {
-  const { mkdir, access, constants } = await import('node:fs/promises');
-  const { dirname } = await import('node:path');
   await mkdir(dirname(idxPath), { recursive: true });
   await access(dirname(idxPath), constants.W_OK);
 }

@@ -7,8 +7,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { open, stat } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import type { BuilderBase } from './index-builder.js';
-import { readSync } from 'node:fs';
-import { readAt, readAtSync } from './read-at.js';
+import { readAt, readAtSync, readIntoSync } from './read-at.js';
 import {
   B_AE_MAX, B_AE_MIN, B_AE_OPEN, BF, COL_FIELDS, INDEX_VERSION, MAGIC, NCOLS, pad8, sampleOf,
   type ColField, type Segment, type SegmentHead, type SkipIndex,
@@ -24,6 +23,29 @@ function validHead(h: SegmentHead, seq: number, prev: SegmentHead | null): boole
   return h.data === prev.data && h.ino === prev.ino && h.from === prev.usize && h.lineFrom === prev.lineFrom + prev.lines && h.blockFrom === prev.blockFrom + prev.blocks && h.dataSize >= prev.dataSize;
 }
 
+/**
+ * The segment starting at `pos` of an index file `size` bytes long, when it is whole: its head
+ * passes its CRC-32 and parses, its body is all there. Null otherwise.
+ */
+export function segmentAt(fd: number, pos: number, size: number): { head: SegmentHead; bodyAt: number; end: number } | null {
+  if (pos + 8 > size) return null;
+  const pre = readAtSync(fd, 8, pos);
+  if (pre.length < 8) return null;
+  const hlen = pre.readUInt32LE(0);
+  if (hlen > MAX_HEAD || pos + 8 + hlen > size) return null;
+  const hb = readAtSync(fd, hlen, pos + 8);
+  if (hb.length < hlen || crc32(hb) >>> 0 !== pre.readUInt32LE(4)) return null;
+  let head: SegmentHead;
+  try {
+    head = JSON.parse(hb.toString('utf8')) as SegmentHead;
+  } catch {
+    return null;
+  }
+  const bodyAt = pos + pad8(8 + hlen);
+  const end = bodyAt + head.bodyBytes;
+  return end <= size ? { head, bodyAt, end } : null;
+}
+
 /** Reads the segments of an open index file; null when not even the first is intact. */
 async function readSegments(fh: FileHandle, size: number): Promise<Array<{ seg: Segment; table: Float64Array; end: number }> | null> {
   // Synchronous preads: a few short reads per segment, from the page cache (read-at.ts).
@@ -34,24 +56,11 @@ async function readSegments(fh: FileHandle, size: number): Promise<Array<{ seg: 
   let pos = MAGIC.length;
   let prev: SegmentHead | null = null;
   while (pos + 8 <= size) {
-    const pre = readAtSync(fd, 8, pos);
-    if (pre.length < 8) break;
-    const hlen = pre.readUInt32LE(0);
-    if (hlen > MAX_HEAD || pos + 8 + hlen > size) break;
-    const hb = readAtSync(fd, hlen, pos + 8);
-    if (hb.length < hlen || crc32(hb) >>> 0 !== pre.readUInt32LE(4)) break;
-    let head: SegmentHead;
-    try {
-      head = JSON.parse(hb.toString('utf8')) as SegmentHead;
-    } catch {
-      break;
-    }
-    if (!validHead(head, out.length, prev)) break;
-    const bodyAt = pos + pad8(8 + hlen);
-    const end = bodyAt + head.bodyBytes;
-    if (end > size) break;
+    const whole = segmentAt(fd, pos, size);
+    if (!whole || !validHead(whole.head, out.length, prev)) break;
+    const { head, bodyAt, end } = whole;
     const tb = Buffer.from(new ArrayBuffer(head.blocks * BF * 8));
-    if (readSync(fd, tb, 0, tb.length, bodyAt) !== tb.length || crc32(tb) >>> 0 !== head.tableCrc) break;
+    if (readIntoSync(fd, tb, 0, tb.length, bodyAt) !== tb.length || crc32(tb) >>> 0 !== head.tableCrc) break;
     out.push({ seg: { head, bodyAt }, table: new Float64Array(tb.buffer, 0, head.blocks * BF), end });
     prev = head;
     pos = end;
@@ -80,19 +89,7 @@ export async function loadIndex(idxPath: string, data: FileHandle, st: { ino: bi
     const blocks = last.blockFrom + last.blocks;
     const table = new Float64Array(blocks * BF);
     const dicts = Object.fromEntries(COL_FIELDS.map((f) => [f, [] as string[]])) as unknown as Record<ColField, string[]>;
-    for (const { seg, table: t } of used) {
-      const h = seg.head;
-      table.set(t, h.blockFrom * BF);
-      for (const f of COL_FIELDS) for (const v of h.dictAdd[f] ?? []) dicts[f].push(v);
-      // Accepts of earlier blocks whose finish came in this segment.
-      for (let k = 0; k + 3 < h.patches.length; k += 4) {
-        const p = h.patches[k]! * BF;
-        if (p < 0 || p >= h.blockFrom * BF) return null;
-        if (h.patches[k + 1]! < table[p + B_AE_MIN]!) table[p + B_AE_MIN] = h.patches[k + 1]!;
-        if (h.patches[k + 2]! > table[p + B_AE_MAX]!) table[p + B_AE_MAX] = h.patches[k + 2]!;
-        table[p + B_AE_OPEN] = table[p + B_AE_OPEN]! - h.patches[k + 3]!;
-      }
-    }
+    for (const { seg, table: t } of used) if (!addSegment(table, dicts, seg.head, t)) return null;
     return {
       path: idxPath,
       fileIno: ist.ino,
@@ -116,6 +113,24 @@ export async function loadIndex(idxPath: string, data: FileHandle, st: { ino: bi
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * Adds a segment's blocks, dictionary values and patches (exit times learnt for accepts of
+ * earlier blocks) to the index's table and dictionaries; false when a patch names a block that is
+ * not an earlier one.
+ */
+export function addSegment(table: Float64Array, dicts: Record<ColField, string[]>, h: SegmentHead, segTable: Float64Array): boolean {
+  table.set(segTable, h.blockFrom * BF);
+  for (const f of COL_FIELDS) for (const v of h.dictAdd[f] ?? []) dicts[f].push(v);
+  for (let k = 0; k + 3 < h.patches.length; k += 4) {
+    const p = h.patches[k]! * BF;
+    if (p < 0 || p >= h.blockFrom * BF) return false;
+    if (h.patches[k + 1]! < table[p + B_AE_MIN]!) table[p + B_AE_MIN] = h.patches[k + 1]!;
+    if (h.patches[k + 2]! > table[p + B_AE_MAX]!) table[p + B_AE_MAX] = h.patches[k + 2]!;
+    table[p + B_AE_OPEN] = table[p + B_AE_OPEN]! - h.patches[k + 3]!;
+  }
+  return true;
 }
 
 /** The segment describes this data file: same inode, its sizes fit, the sampled bytes agree. */

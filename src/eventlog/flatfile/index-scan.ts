@@ -5,7 +5,6 @@
 // a dictionary "unknown" costs a parse, never a row.
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
-import { readSync } from 'node:fs';
 import { evioError } from '../../errors.js';
 import { admittedTypes, matchesRecord } from '../filter.js';
 import type { EventQuery, EventRow } from '../types.js';
@@ -14,7 +13,7 @@ import { bufferSource, readMember } from './gzip.js';
 import { ColumnReader, type ColumnSlice } from './index-columns.js';
 import { parseJsonText, toStoredEvent } from './parse-line.js';
 import { uniqueidHash } from './prefilter.js';
-import { readAt } from './read-at.js';
+import { readAt, readIntoSync } from './read-at.js';
 import { scanRows } from './scan.js';
 import {
   B_AE_MAX, B_AE_MIN, B_AE_OPEN, B_CEND, B_CSTART, B_END, B_F_MAX, B_F_MIN, B_MASK, B_REC_MAX, B_REC_MIN, B_START, B_T_MAX, B_T_MIN, BF,
@@ -389,12 +388,8 @@ function readLines(fh: FileHandle, lines: number[], lineStart: (i: number) => nu
   // times more (measured: BENCHMARKS.md, section 11). Bounded by one block's lines.
   for (let k = 0; k < starts.length; k++) {
     const len = ends[k]! - starts[k]!;
-    let got = 0;
-    while (got < len) {
-      const n = readSync(fh.fd, buf, at[k]! + got, len - got, starts[k]! + got);
-      if (n <= 0) throw evioError('STORE_IO', `the file ended at byte ${starts[k]! + got}, inside a line its index describes (it was rewritten meanwhile); query again`);
-      got += n;
-    }
+    const got = readIntoSync(fh.fd, buf, at[k]!, len, starts[k]!);
+    if (got < len) throw evioError('STORE_IO', `the file ended at byte ${starts[k]! + got}, inside a line its index describes (it was rewritten meanwhile); query again`);
   }
   placed.set(buf, { starts, at });
   return { buf, base: 0 };

@@ -14,10 +14,11 @@ import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
-import { baseOf } from './index-load.js';
+import { closeSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { addSegment, baseOf, segmentAt } from './index-load.js';
+import { readIntoSync } from './read-at.js';
 import type { BuiltSegment } from './index-builder.js';
-import { B_AE_MAX, B_AE_MIN, B_AE_OPEN, BF, COL_FIELDS, COL_WIDTH, INDEX_VERSION, MAGIC, NCOLS, pad8, type Segment, type SegmentHead, type SkipIndex } from './skip-index.js';
+import { BF, COL_FIELDS, COL_WIDTH, INDEX_VERSION, MAGIC, NCOLS, pad8, segmentPrefix, type Segment, type SegmentHead, type SkipIndex } from './skip-index.js';
 
 /** Segments an index may have before an extension rewrites it as one. */
 export const MAX_SEGMENTS = 64;
@@ -128,7 +129,7 @@ export async function appendSink(ix: SkipIndex): Promise<SegmentSink | null> {
     const st = fstatSync(fd, { bigint: true });
     if (st.ino !== ix.fileIno) throw new Error('replaced');
     if (Number(st.size) > ix.end) {
-      if (intactSegmentAt(fd, ix.end, Number(st.size))) throw new Error('extended by another writer');
+      if (segmentAt(fd, ix.end, Number(st.size))) throw new Error('extended by another writer');
       // What a killed writer left after the last intact segment.
       ftruncateSync(fd, ix.end);
     } else if (Number(st.size) < ix.end) throw new Error('cut');
@@ -156,22 +157,6 @@ export async function appendSink(ix: SkipIndex): Promise<SegmentSink | null> {
   };
 }
 
-/** A whole segment (its head passing its CRC-32, its body all there) starts at `pos`. */
-function intactSegmentAt(fd: number, pos: number, size: number): boolean {
-  const pre = Buffer.alloc(8);
-  if (readSync(fd, pre, 0, 8, pos) !== 8) return false;
-  const hlen = pre.readUInt32LE(0);
-  if (pos + 8 + hlen > size || hlen > 256 << 20) return false;
-  const hb = Buffer.allocUnsafe(hlen);
-  if (readSync(fd, hb, 0, hlen, pos + 8) !== hlen || crc32(hb) >>> 0 !== pre.readUInt32LE(4)) return false;
-  try {
-    const head = JSON.parse(hb.toString('utf8')) as SegmentHead;
-    return pos + pad8(8 + hlen) + head.bodyBytes <= size;
-  } catch {
-    return false;
-  }
-}
-
 /** `ix` with segments added at its end (written by this process): no need to read them back. */
 export function withSegments(ix: SkipIndex, added: BuiltSegment[]): SkipIndex {
   if (added.length === 0) return ix;
@@ -183,14 +168,8 @@ export function withSegments(ix: SkipIndex, added: BuiltSegment[]): SkipIndex {
   let pos = ix.end;
   for (const s of added) {
     const h = s.head;
-    table.set(s.table, h.blockFrom * BF);
-    for (const f of COL_FIELDS) for (const v of h.dictAdd[f]) dicts[f].push(v);
-    for (let k = 0; k + 3 < h.patches.length; k += 4) {
-      const p = h.patches[k]! * BF;
-      if (h.patches[k + 1]! < table[p + B_AE_MIN]!) table[p + B_AE_MIN] = h.patches[k + 1]!;
-      if (h.patches[k + 2]! > table[p + B_AE_MAX]!) table[p + B_AE_MAX] = h.patches[k + 2]!;
-      table[p + B_AE_OPEN] = table[p + B_AE_OPEN]! - h.patches[k + 3]!;
-    }
+    // Segments this process built: their patches name earlier blocks.
+    addSegment(table, dicts, h, s.table);
     segs.push({ head: h, bodyAt: pos + s.bodyOffset });
     pos += s.bytes.length;
   }
@@ -233,12 +212,9 @@ export async function compactIndex(ix: SkipIndex): Promise<boolean> {
       openAt: at, openBytes: openJson.length, openCrc: crc32(openJson) >>> 0, openLost: base.openLost,
       bodyBytes: pad8(at + openJson.length),
     };
-    const headBuf = Buffer.from(JSON.stringify(head), 'utf8');
-    const pre = Buffer.alloc(8);
-    pre.writeUInt32LE(headBuf.length, 0);
-    pre.writeUInt32LE(crc32(headBuf) >>> 0, 4);
-    const bodyAt = out.size + pad8(8 + headBuf.length);
-    await writeAll(out.handle, Buffer.concat([pre, headBuf, Buffer.alloc(bodyAt - out.size - 8 - headBuf.length)]), out.size);
+    const prefix = segmentPrefix(head);
+    const bodyAt = out.size + prefix.length;
+    await writeAll(out.handle, prefix, out.size);
     await writeAll(out.handle, tableBytes, bodyAt);
     const chunk = Buffer.allocUnsafe(1 << 20);
     for (let c = 0; c < NCOLS; c++) {
@@ -249,7 +225,7 @@ export async function compactIndex(ix: SkipIndex): Promise<boolean> {
         while (left > 0) {
           // Synchronous: pieces of an index in the page cache, copied into the page cache.
           const n = Math.min(left, chunk.length);
-          if (readSync(src.fd, chunk, 0, n, from) !== n) return false;
+          if (readIntoSync(src.fd, chunk, 0, n, from) !== n) return false;
           for (let w = 0; w < n; ) w += writeSync(out.handle.fd, chunk, w, n - w, dst + w);
           dst += n;
           from += n;

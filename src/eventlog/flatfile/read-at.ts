@@ -22,11 +22,17 @@ export async function readAt(fh: FileHandle, len: number, pos: number): Promise<
  */
 export function readAtSync(fd: number, len: number, pos: number): Buffer {
   const buf = Buffer.allocUnsafe(len);
+  const got = readIntoSync(fd, buf, 0, len, pos);
+  return got === len ? buf : buf.subarray(0, got);
+}
+
+/** `len` bytes at `pos` into buf[at, at + len), synchronously; the count read (less only at the end of the file). */
+export function readIntoSync(fd: number, buf: Uint8Array, at: number, len: number, pos: number): number {
   let got = 0;
   while (got < len) {
-    const n = readSync(fd, buf, got, len - got, pos + got);
+    const n = readSync(fd, buf, at + got, len - got, pos + got);
     if (n <= 0) break;
     got += n;
   }
-  return got === len ? buf : buf.subarray(0, got);
+  return got;
 }

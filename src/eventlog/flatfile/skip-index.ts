@@ -180,3 +180,13 @@ export function segmentOf(ix: SkipIndex, b: number): Segment {
 export function pad8(n: number): number {
   return (n + 7) & ~7;
 }
+
+/** A segment's first bytes: the u32 length and CRC-32 of its JSON head, the head, padding to 8 (the body follows). */
+export function segmentPrefix(head: SegmentHead): Buffer {
+  const json = Buffer.from(JSON.stringify(head), 'utf8');
+  const out = Buffer.alloc(pad8(8 + json.length));
+  out.writeUInt32LE(json.length, 0);
+  out.writeUInt32LE(crc32(json) >>> 0, 4);
+  json.copy(out, 8);
+  return out;
+}
