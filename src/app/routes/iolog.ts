@@ -14,9 +14,8 @@ import {
 } from '../iolog.js';
 import { jsonArrayResponse, jsonOk } from '../json-answer.js';
 import { enumParam, flagParam, numberParam, repeatableParams, textParam, wildcardParam } from '../param-schema.js';
+import { IOLOG_VERSIONS, sessionFileParam } from './iolog-common.js';
 import type { ApiResponse, ParamSpec, Route } from '../types.js';
-
-const VERSIONS = ['', 'v2', 'v2.0'] as const;
 
 async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
   yield* items;
@@ -65,7 +64,7 @@ export const iologRoutes: Route[] = [
   {
     method: 'GET',
     path: '/iolog',
-    versions: VERSIONS,
+    versions: IOLOG_VERSIONS,
     writes: false,
     summary: 'A chunk of a session (file=) or a directory listing (path=)',
     params: CHUNK_PARAMS,
@@ -84,10 +83,10 @@ export const iologRoutes: Route[] = [
   {
     method: 'GET',
     path: '/iolog/variables',
-    versions: VERSIONS,
+    versions: IOLOG_VERSIONS,
     writes: false,
     summary: 'Every variable of a session (log.json, legacy log or asciicast header)',
-    params: { file: textParam('a sudo session directory or asciicast file under an I/O log root') },
+    params: { file: sessionFileParam() },
     async handler(req, engine) {
       const v = await iologVariables(engine, req.query, req.signal);
       return jsonOk({ log: v.variables });
@@ -96,7 +95,7 @@ export const iologRoutes: Route[] = [
   {
     method: 'GET',
     path: '/iologfile',
-    versions: VERSIONS,
+    versions: IOLOG_VERSIONS,
     writes: false,
     summary: 'Raw download: a file as is, a session directory as tar',
     params: { file: textParam('a file or sudo session directory under an I/O log root') },
@@ -108,7 +107,7 @@ export const iologRoutes: Route[] = [
   {
     method: 'GET',
     path: '/iolog/search',
-    versions: VERSIONS,
+    versions: IOLOG_VERSIONS,
     writes: false,
     summary: 'Sessions whose text matches KEYWORD:REGEX within one line',
     params: {
@@ -125,10 +124,10 @@ export const iologRoutes: Route[] = [
   {
     method: 'GET',
     path: '/iolog/commands',
-    versions: VERSIONS,
+    versions: IOLOG_VERSIONS,
     writes: false,
     summary: 'The command timeline of a session: lines typed, when, where, the next prompt, the exit status',
-    params: { file: textParam('a sudo session directory or asciicast file under an I/O log root') },
+    params: { file: sessionFileParam() },
     async handler(req, engine) {
       const c = await iologCommands(engine, req.query, req.signal);
       const tail: Record<string, unknown> = {};
@@ -141,7 +140,7 @@ export const iologRoutes: Route[] = [
   {
     method: 'GET',
     path: '/iolog/list',
-    versions: VERSIONS,
+    versions: IOLOG_VERSIONS,
     writes: false,
     summary: 'The cached list of sessions (SQLite index of the I/O log roots)',
     params: IOLOG_LIST_PARAMS,

@@ -4,9 +4,8 @@
 import { iologReplay } from '../iolog.js';
 import { jsonArrayResponse } from '../json-answer.js';
 import { numberParam, textParam } from '../param-schema.js';
+import { IOLOG_VERSIONS, sessionFileParam } from './iolog-common.js';
 import type { ApiResponse, Route } from '../types.js';
-
-const VERSIONS = ['', 'v2', 'v2.0'] as const;
 
 async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
   yield* items;
@@ -16,11 +15,11 @@ export const replayRoutes: Route[] = [
   {
     method: 'GET',
     path: '/iolog/replay',
-    versions: VERSIONS,
+    versions: IOLOG_VERSIONS,
     writes: false,
     summary: 'A byte range of a session as replay tokens (terminfo capability names) and text',
     params: {
-      file: textParam('a sudo session directory or asciicast file under an I/O log root'),
+      file: sessionFileParam(),
       term: textParam('terminfo entry naming the tokens (default: the session TERM, else xterm-256color)'),
       start: numberParam('first byte of the data stream (default 0)', 'IOLOG_BAD_NUMBER'),
       len: numberParam('bytes of the data stream (default 65536, at most 1048576)', 'IOLOG_BAD_NUMBER'),

@@ -4,19 +4,18 @@
 import { iologEventSession, iologScreen } from '../iolog.js';
 import { jsonOk } from '../json-answer.js';
 import { flagParam, textParam } from '../param-schema.js';
+import { IOLOG_VERSIONS, sessionFileParam } from './iolog-common.js';
 import type { Route } from '../types.js';
-
-const VERSIONS = ['', 'v2', 'v2.0'] as const;
 
 export const seekRoutes: Route[] = [
   {
     method: 'GET',
     path: '/iolog/screen',
-    versions: VERSIONS,
+    versions: IOLOG_VERSIONS,
     writes: false,
     summary: 'The screen of a session at a time: text rows, cursor, a repaint for a terminal, and the data-stream offset to continue from',
     params: {
-      file: textParam('a sudo session directory or asciicast file under an I/O log root'),
+      file: sessionFileParam(),
       at: textParam('seconds from the session start, decimal (default: the end)'),
       cells: flagParam('1 adds every cell (text, width, and colours and flags when not the default) row by row', 'IOLOG_BAD_NUMBER'),
     },
@@ -29,7 +28,7 @@ export const seekRoutes: Route[] = [
   {
     method: 'GET',
     path: '/iolog/session',
-    versions: VERSIONS,
+    versions: IOLOG_VERSIONS,
     writes: false,
     summary: "The session a keystroke (K) event's iolog field points at: its path relative to its root (for file=) and its identity",
     params: { iolog: textParam("the K record's iolog field (the session's path as sudo wrote it)") },
