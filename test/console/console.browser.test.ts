@@ -2,7 +2,7 @@
 // `evio serve` (the built CLI) on loopback, with a data folder `evio demo` filled. Each step
 // saves a screenshot under test-output/console/ for a reviewer to look at.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -106,7 +106,11 @@ beforeAll(async () => {
   await evio(['demo', '--count', '3000']);
   serve = spawn(process.execPath, [EVIO, 'serve', '--host', '127.0.0.1', '--port', '0'], { env: { PATH: process.env.PATH ?? '', EVIO_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
   serve.stdout!.on('data', (c: Buffer) => (serveOut += c.toString()));
-  serve.stderr!.on('data', () => {});
+  // The server's own words, kept beside the screenshots: when it stops answering mid-run, the
+  // log says why (an exit code, a signal, a stack).
+  const serveLog = createWriteStream(join(SHOTS, 'serve.log'));
+  serve.stderr!.pipe(serveLog);
+  serve.once('exit', (code, signal) => serveLog.write(`\nevio serve exited: code ${code}, signal ${signal}\n`));
   const end = Date.now() + 30_000;
   while (!/^Console: (\S+)/m.test(serveOut)) {
     if (Date.now() > end || serve.exitCode !== null) throw new Error(`evio serve did not start: ${serveOut}`);
