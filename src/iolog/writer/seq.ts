@@ -1,0 +1,119 @@
+// The %{seq} counter: `<iolog dir>/seq`, exactly 7 bytes, six base-36 upper-case digits and
+// "\n", holding the last ID used (sudo's iolog_nextid in lib/iolog/iolog_nextid.c). Taking the
+// next ID: lock, read (missing or empty: 0; unreadable as base 36, or >= maxSeq: 0, as sudo),
+// add one, wrap past maxSeq - 1 to 1, write. Differences from sudo, for evio never losing data:
+// - the lock is evio's file lock (src/common/file-lock.ts: `seq.lock` beside it, held across
+//   processes, taken over from a dead holder), not an fcntl lock on seq itself, so evio and a
+//   sudo_logsrvd must not share a directory;
+// - the new value is written to a scratch file, fdatasync'ed and renamed over seq, so a crash
+//   leaves the old or the new value, never a broken one (a broken one would restart the count);
+// - wrapping never reuses a session: the caller skips IDs whose directory is taken.
+import { closeSync, constants as C, fdatasync, fstatSync, openSync, readSync, renameSync, unlinkSync, writeSync, fchmodSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { FileLock } from '../../common/file-lock.js';
+import { evioError, isEvioError } from '../../errors.js';
+import type { DirHandle } from '../../safe-open.js';
+
+const fdatasyncAsync = promisify(fdatasync);
+const NOFOLLOW = C.O_NOFOLLOW ?? 0;
+const NONBLOCK = C.O_NONBLOCK ?? 0;
+
+/** sudo's default and largest maxseq: 36^6 (IDs 000001 ... ZZZZZZ). */
+export const MAX_SEQ = 36 ** 6;
+
+/** Six base-36 upper-case digits. */
+export function formatSeq(id: number): string {
+  return (id % MAX_SEQ).toString(36).toUpperCase().padStart(6, '0');
+}
+
+/** "000001" -> "00/00/01", what %{seq} expands to. */
+export function splitSeq(id6: string): string {
+  return `${id6.slice(0, 2)}/${id6.slice(2, 4)}/${id6.slice(4, 6)}`;
+}
+
+/** The last ID a seq file's bytes hold: 0 when empty, not base 36, or not below maxSeq. */
+export function parseSeq(bytes: Uint8Array, maxSeq: number): number {
+  let text = Buffer.from(bytes).toString('latin1');
+  if (text.endsWith('\n')) text = text.slice(0, -1);
+  if (!/^[0-9A-Za-z]{1,12}$/.test(text)) return 0;
+  const v = parseInt(text, 36);
+  return Number.isSafeInteger(v) && v < maxSeq ? v : 0;
+}
+
+/** The ID after `last`: last + 1, wrapping to 1 at maxSeq. */
+export function seqAfter(last: number, maxSeq: number): number {
+  const next = last + 1;
+  return next >= maxSeq ? 1 : next;
+}
+
+function readSeq(dir: DirHandle): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(dir.at('seq'), C.O_RDONLY | NOFOLLOW | NONBLOCK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
+    throw evioError('IOLOG_WRITE', `cannot read ${dir.shown('seq')}: ${(err as Error).message}`, err);
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw evioError('IOLOG_WRITE', `${dir.shown('seq')} is not a regular file`);
+    const buf = Buffer.alloc(32);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function writeSeq(dir: DirHandle, id6: string, mode: number): Promise<void> {
+  const tmp = `seq.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  let fd = -1;
+  try {
+    fd = openSync(dir.at(tmp), C.O_WRONLY | C.O_CREAT | C.O_EXCL | NOFOLLOW, mode);
+    fchmodSync(fd, mode);
+    const data = Buffer.from(`${id6}\n`, 'latin1');
+    let off = 0;
+    while (off < data.length) off += writeSync(fd, data, off, data.length - off, off);
+    await fdatasyncAsync(fd);
+    closeSync(fd);
+    fd = -1;
+    renameSync(dir.at(tmp), dir.at('seq'));
+  } catch (err) {
+    if (fd >= 0) closeSync(fd);
+    try {
+      unlinkSync(dir.at(tmp));
+    } catch {
+      // not there
+    }
+    throw isEvioError(err) ? err : evioError('IOLOG_WRITE', `cannot write ${dir.shown('seq')}: ${(err as Error).message}`, err);
+  }
+}
+
+export interface SeqOptions {
+  maxSeq: number;
+  fileMode: number;
+  lockTimeoutMs: number;
+}
+
+/**
+ * Takes the next ID of the counter in `dir` (held open at real path `dirPath`): six base-36
+ * digits. Concurrent callers, in this process or others, get distinct IDs.
+ */
+export async function nextSeq(dir: DirHandle, dirPath: string, opts: SeqOptions): Promise<string> {
+  const lock = new FileLock(join(dirPath, 'seq'), { timeoutMs: opts.lockTimeoutMs });
+  let held;
+  try {
+    held = await lock.acquire(undefined, dir);
+  } catch (err) {
+    if (isEvioError(err, 'STORE_LOCK_TIMEOUT')) throw evioError('IOLOG_SEQ_LOCK_TIMEOUT', err.message.replace(/^\d+ /, ''), err);
+    throw isEvioError(err) ? err : evioError('IOLOG_WRITE', `cannot lock ${dir.shown('seq')}: ${(err as Error).message}`, err);
+  }
+  try {
+    const id6 = formatSeq(seqAfter(parseSeq(readSeq(dir), opts.maxSeq), opts.maxSeq));
+    await writeSeq(dir, id6, opts.fileMode);
+    return id6;
+  } finally {
+    await held.release();
+  }
+}
