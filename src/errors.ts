@@ -8,6 +8,7 @@
 //   1100-1199 event query parameters        1500-1599 replay / terminal
 //   1200-1299 event stores (ff, SQLite)     1600-1699 HTTP service
 //   1300-1399 PostgreSQL, ODBC              1700-1799 batch jobs (import, export, purge, rotate)
+//   1800-1899 log server (sudo's log-server protocol: evio logsrvd)
 //   8119      authentication (fixed by the REST spec)
 
 export interface ErrorDef {
@@ -174,6 +175,20 @@ export const ERRORS = {
   ROTATE_UNFINISHED: def(1710, 409, 'An interrupted rotation left files that evio cannot reconcile on its own', 'The message names the files: compare them, keep the right one and remove the .rotating journal.'),
   PURGE_IOLOG_FAILED: def(1711, 500, 'An I/O log the purge had to delete could not be removed, so no record was deleted', 'The message names the path and the system error; fix it (permissions, mount) and run the purge again: it finishes the job.'),
   IMPORT_BAD_EVENT: def(1712, 422, 'An event of the source is not a JSON object or nests deeper than 64 levels; it was skipped and the import went on', 'Nothing to do for the other events: the report counts such events (skipped.badEvents) and names the first one (firstBadEvent: line and byte offset); fix or drop it in the source if it matters.'),
+
+  // ---- 1800-1899 log server (sudo's log-server protocol). A client is told these in the protocol's
+  // `error` message, which ends its connection; the server logs them with the peer's address.
+  LOGSRV_FRAME_TOO_LARGE: def(1800, 413, 'A client message is larger than the protocol allows (2 MiB), or its length prefix is 0', 'The client is not a sudo log client or is broken; sudo and sudo_sendlog never send such frames.'),
+  LOGSRV_BAD_MESSAGE: def(1801, 400, 'A client message cannot be decoded as a ClientMessage of sudo_logsrv.proto (malformed protobuf, no message type, an integer out of range)', 'Check that the client speaks sudo\'s log-server protocol (sudoers log_servers, sudo_sendlog) and, on the TLS port, that it uses TLS.'),
+  LOGSRV_UNEXPECTED_MESSAGE: def(1802, 400, 'A client message came where the protocol does not allow it (an I/O buffer before an Accept, a second Accept without subcommands, anything after the Exit)', 'The message names the state and the message; the client is broken or not a sudo log client.'),
+  LOGSRV_INVALID_MESSAGE: def(1803, 400, 'A client message lacks a required field (submit time, delay, run-time information keys command, runuser, submithost, submituser) or holds a value evio refuses (a control byte in a name, a window size of 0)', 'The message names the field; fix the client.'),
+  LOGSRV_BAD_LOG_ID: def(1804, 404, 'A restart names a log id this server never gave out, or whose session is gone', 'Resume with the log id the server sent for that session (sudo_sendlog -i), on the server that received it.'),
+  LOGSRV_RESTART_REFUSED: def(1805, 409, 'A restart cannot resume the session: it is complete, or the resume point is not the end of a record the server stored', 'Resume from a commit point the server acknowledged; a complete session cannot be resumed.'),
+  LOGSRV_STORAGE: def(1806, 503, 'The server cannot store what the client sent (creating the session directory, writing or syncing a file, appending the event)', 'The server log names the path and the system error (space, permissions); the client may retry: nothing unacknowledged was counted.'),
+  LOGSRV_LIMIT: def(1807, 503, 'A limit of the log server was reached: connections, connections from one address, or sessions at once', 'Retry later; an operator can raise the logsrvd limits in the settings (docs/logserver.md).'),
+  LOGSRV_TIMEOUT: def(1808, 408, 'A client did not finish its hello, or a message it had started, in time', 'The client stalled in the middle of a message (or never spoke); check the network. An idle client between messages is never cut.'),
+  LOGSRV_STOPPING: def(1809, 503, 'The log server is shutting down', 'The client reconnects to another server or after the restart; acknowledged data is on disk.'),
+  LOGSRV_BAD_LISTEN: def(1810, 500, 'A logsrvd listen address is not HOST:PORT with an optional (tls), or names TLS without a certificate', 'Give listen entries like 0.0.0.0:30343 or 0.0.0.0:30344(tls), and logsrvd.tls.cert / logsrvd.tls.key for TLS.'),
 
   // ---- 8119: authentication (code fixed by the REST spec)
   AUTH_FAILED: def(8119, 401, 'Invalid authentication', 'Sign the call with a known appid and its key (docs/auth.md); check the clock.'),

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { evioError } from './errors.js';
 import { ownRecord, ownValue } from './own-property.js';
+import { parseLogsrvdSettings, type LogsrvdSettings } from './settings-logsrvd.js';
 
 export interface TlsSettings {
   cert: string;
@@ -89,11 +90,13 @@ export interface Settings {
   auditlog: string;
   /** Writing calls refused before their signature was verified, recorded one by one per minute; the rest are counted in one summary record (0 = only summaries). */
   auditRefusedPerMinute: number;
+  /** The log server sudo clients send to (settings-logsrvd.ts, docs/logserver.md). */
+  logsrvd: LogsrvdSettings;
   /** Where the settings came from, for messages; null = defaults only. */
   source: string | null;
 }
 
-const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'record' | 'tls'> = {
+const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'record' | 'tls' | 'object'> = {
   home: 'string',
   eventlog: 'string',
   eventdb: 'string',
@@ -132,6 +135,7 @@ const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'recor
   requestLog: 'string',
   auditlog: 'string',
   auditRefusedPerMinute: 'number',
+  logsrvd: 'object',
 };
 
 function checkType(key: string, v: unknown, source: string): void {
@@ -154,6 +158,9 @@ function checkType(key: string, v: unknown, source: string): void {
       break;
     case 'record':
       if (!v || typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((x) => typeof x !== 'string')) throw bad('an object of strings');
+      break;
+    case 'object':
+      // Checked member by member by its own parser.
       break;
     case 'tls':
       if (v !== null && (!v || typeof v !== 'object' || typeof (v as TlsSettings).cert !== 'string' || typeof (v as TlsSettings).key !== 'string')) {
@@ -272,6 +279,7 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     requestLog: keyword((raw.requestLog as string | undefined) ?? 'stderr', ['stderr', 'off'], p),
     auditlog: keyword((raw.auditlog as string | undefined) ?? resolve(home, 'audit.ndjson'), ['off'], p),
     auditRefusedPerMinute: (raw.auditRefusedPerMinute as number | undefined) ?? 60,
+    logsrvd: parseLogsrvdSettings(raw.logsrvd, file ? resolve(cwd, file) : 'settings', p),
     source: file ? resolve(cwd, file) : null,
     ...opts.overrides,
   };

@@ -9,6 +9,7 @@ function lazy(name: string, summary: string, load: () => Promise<CliCommand>): C
 
 export const commands: CliCommand[] = [
   lazy('serve', 'run the REST service (HTTPS, signed calls, OpenAPI at /docs)', async () => (await import('./serve.js')).serveCommand),
+  lazy('logsrvd', 'receive sudo event and I/O logs over sudo\'s log-server protocol (replaces sudo_logsrvd)', async () => (await import('./logsrvd.js')).logsrvdCommand),
   lazy('rest', 'sign and send one REST call to a running service, print the JSON', async () => (await import('./rest.js')).restCommand),
   lazy('keys', 'manage the keystore: add, list, remove, rotate app keys', async () => (await import('./keys.js')).keysCommand),
   lazy('demo', 'fill the default data folder and answer sample queries (flat file + SQLite)', async () => (await import('./demo.js')).demoCommand),

@@ -9,6 +9,7 @@ import { prepareDataFolder } from '../app/first-start.js';
 import { findApp, readKeystore } from '../keystore.js';
 import { signedUrl } from '../app/rest-client.js';
 import { checkListenPolicy, startServer } from '../http/server.js';
+import { startLogServer, type LogServer } from '../logsrvd/server.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import type { CliCommand, CliIo } from './io.js';
 import { shellQuote } from './shell-quote.js';
@@ -97,6 +98,17 @@ export const serveCommand: CliCommand = {
       throw err;
     }
     io.out.write(`evio serving ${server.url} (data folder ${s.home}, keystore ${s.keystore})\n`);
+    // The log server, when the settings name listeners (docs/logserver.md).
+    let logServer: LogServer | null = null;
+    if (s.logsrvd.listen.length > 0) {
+      try {
+        logServer = await startLogServer(engine, { allowInsecure });
+      } catch (err) {
+        await server.close();
+        throw err;
+      }
+      for (const a of logServer.addresses) io.out.write(`Log server (sudo log_servers): ${a.host}:${a.port}${a.tls ? ' (tls)' : ''}\n`);
+    }
     io.out.write(`OpenAPI: ${server.url}/openapi.json   Swagger UI: ${server.url}/docs\n\n`);
     if (first.created) {
       io.out.write(`First start: created app "${first.created.appid}" in ${s.keystore}. Its key is in ${first.created.keyFile} (mode 0600; read it, then delete the file: evio keys list --show-key shows the key again)\n\n`);
@@ -112,6 +124,7 @@ export const serveCommand: CliCommand = {
     }
     await stopped(io);
     io.err.write(`evio serve: stopping: new calls are refused, calls in flight may finish within ${s.shutdownTimeoutMs} ms\n`);
+    if (logServer) await logServer.close();
     const left = await server.drain(s.shutdownTimeoutMs);
     if (left > 0) io.err.write(`evio serve: ${left} call(s) still running after ${s.shutdownTimeoutMs} ms (shutdownTimeoutMs); their connections are closed\n`);
     await server.close();

@@ -21,13 +21,13 @@ import { createNodeServer, type NodeServer } from './node-server.js';
 import { registerOps, type Ops } from './ops-routes.js';
 import { guardStall } from './stall-guard.js';
 import { iterableBody } from './stream-body.js';
-import { checkListenPolicy, loadTls } from './transport.js';
+import { checkListenPolicy, loadTls } from '../listen-policy.js';
 import { answered, installRequestLog, requestLogOptions } from './request-log.js';
 import { registerConsole } from './console-assets.js';
 import { swaggerUiOptions } from './swagger-signing.js';
 
 /** For `evio serve`: the transport policy, checked before the data folder is prepared. */
-export { checkListenPolicy } from './transport.js';
+export { checkListenPolicy } from '../listen-policy.js';
 import type { ApiResponse, Route } from '../app/types.js';
 
 /** Bounds on the query string, checked before any work (the handlers bound values further). */

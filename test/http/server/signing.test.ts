@@ -6,7 +6,7 @@ import { canonicalQuery, canonicalString, rfc3986, sha256Hex, signMd5Legacy, sig
 import { parseRoutePattern, routeAllowed } from '../../../src/keystore.js';
 import { ReplayCache } from '../../../src/http/replay-guard.js';
 import { RateLimiter } from '../../../src/http/rate-limit.js';
-import { isLoopbackAddress } from '../../../src/http/transport.js';
+import { isLoopbackAddress } from '../../../src/listen-policy.js';
 
 const KEY = '4f1c6c2a2b9e8d7f00112233445566778899aabbccddeeff0011223344556677';
 const TARGET = '/REST/v2.0/events?format=ff&file=events.ndjson&submithost=web*&from=2026/01/02 10:00&limit=3&appid=admin&timestamp=1767225600';

@@ -1,11 +1,11 @@
-// Transport policy: HTTPS when a certificate and key are configured, and plain HTTP only on a
-// loopback address unless the operator explicitly allows it (DESIGN §5).
+// Transport policy of both listeners (the REST service and the log server): TLS when a certificate
+// and key are configured, and plain text only on a loopback address unless the operator allows it.
 import { lookup } from 'node:dns/promises';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { evioError } from '../errors.js';
-import type { TlsSettings } from '../settings.js';
+import { evioError } from './errors.js';
+import type { TlsSettings } from './settings.js';
 
 export function isLoopbackAddress(addr: string): boolean {
   const a = addr.replace(/^\[|\]$/g, '').toLowerCase();
