@@ -162,6 +162,7 @@ function oneSession(port, records) {
       ['lines', 24],
       ['columns', 80],
     ]);
+    s.setNoDelay(true);
     s.on('connect', () => send({ type: 'hello', clientId: 'evio bench' }));
     s.on('error', reject);
     s.on('data', (chunk) =>

@@ -3,18 +3,19 @@
 // in the flat-file event log — appended and synced before anything is acknowledged, several
 // connections' records in one append (group commit) — from which the other destinations are fed;
 // an Accept with I/O opens an I/O-log session written as sudo_logsrvd writes it, under an
-// opaque log id that only this server can map back to its directory (a restart names the id,
-// never a path).
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { readFile, rename, rm, open as openFile } from 'node:fs/promises';
+// opaque log id that only this server can open back into its directory (log-ids.ts: a restart
+// names the id, never a path).
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Engine } from '../engine.js';
+import { realOrNull } from '../paths.js';
 import { evioError } from '../errors.js';
 import { SudoJsonMapper } from '../eventlog/import/map-json.js';
 import { defaultMapContext, type AcceptInfo, type ImportRecord } from '../eventlog/import/types.js';
 import { openStore, parseStoreName } from '../eventlog/stores.js';
 import type { EventStore } from '../eventlog/types.js';
+import { LogIds } from './log-ids.js';
 import { createIologSession, reopenIologSession, type InfoValue, type IologSession, type IologWriterOptions, type TimeSpec } from '../iolog/writer/index.js';
 
 export type { InfoValue, TimeSpec } from '../iolog/writer/index.js';
@@ -133,46 +134,6 @@ class EventJournal {
   }
 }
 
-/** log id -> session directory, one small file per open session (the id itself is never stored). */
-class LogIds {
-  constructor(private readonly dir: string) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-  }
-
-  private fileOf(logId: string): string {
-    return join(this.dir, createHash('sha256').update(logId).digest('hex'));
-  }
-
-  async add(entry: { dir: string; acceptId: string }): Promise<string> {
-    const logId = randomBytes(18).toString('base64url');
-    const file = this.fileOf(logId);
-    const tmp = `${file}.tmp`;
-    const fh = await openFile(tmp, 'w', 0o600);
-    try {
-      await fh.writeFile(JSON.stringify(entry));
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, file);
-    return logId;
-  }
-
-  async get(logId: string): Promise<{ dir: string; acceptId: string } | null> {
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(logId)) return null;
-    try {
-      const v = JSON.parse(await readFile(this.fileOf(logId), 'utf8')) as { dir?: unknown; acceptId?: unknown };
-      return typeof v.dir === 'string' && typeof v.acceptId === 'string' ? { dir: v.dir, acceptId: v.acceptId } : null;
-    } catch {
-      return null;
-    }
-  }
-
-  async remove(logId: string): Promise<void> {
-    await rm(this.fileOf(logId), { force: true });
-  }
-}
-
 /** The I/O-log writer's options from the settings. */
 export function iologWriterOptions(engine: Engine): IologWriterOptions {
   const s = engine.settings;
@@ -192,7 +153,7 @@ export async function openLogReceiver(engine: Engine, opts: LogReceiverOptions =
   const store = await openStore(engine, parseStoreName(engine, `ff:${s.eventlog}`));
   const journal = new EventJournal(store, opts.onAppended ?? (() => {}));
   const writer = iologWriterOptions(engine);
-  const logIds = new LogIds(join(s.home, 'logsrvd', 'log-ids'));
+  const logIds = new LogIds(LogIds.keyFileIn(s.home), writer.roots.map((r) => realOrNull(r) ?? r));
   const storeAccepts = new Map<string, AcceptInfo>();
   const mapper = new SudoJsonMapper(defaultMapContext({ alerts: 'reject', storeAccepts, maxOpenAccepts: s.maxOpenAccepts }));
   let openSessions = 0;
@@ -241,7 +202,6 @@ export async function openLogReceiver(engine: Engine, opts: LogReceiverOptions =
         } finally {
           done();
         }
-        await logIds.remove(logId);
         return session.elapsed;
       },
       close: async () => {
@@ -280,7 +240,7 @@ export async function openLogReceiver(engine: Engine, opts: LogReceiverOptions =
       }
       try {
         await record('accept', { ...body, iolog_path: session.dir, iolog_file: session.relPath });
-        const logId = await logIds.add({ dir: session.dir, acceptId });
+        const logId = logIds.seal({ dir: session.dir, acceptId });
         // The operator's way back to a session a client must resume (sudo_sendlog -r ... -i LOGID).
         log({ level: 'info', msg: 'logsrvd session', peer: a.peer, dir: session.dir, logId });
         return { acceptId, session: wrap(session, logId, acceptId) };
@@ -317,7 +277,7 @@ export async function openLogReceiver(engine: Engine, opts: LogReceiverOptions =
     },
 
     async restart(r) {
-      const entry = await logIds.get(r.logId);
+      const entry = logIds.open(r.logId);
       if (!entry) throw evioError('LOGSRV_BAD_LOG_ID', 'the restart names a log id this server did not give out, or whose session is complete');
       let session: IologSession;
       try {

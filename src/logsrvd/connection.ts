@@ -293,9 +293,9 @@ export class LogConnection {
     const s = this.session;
     if (s) {
       if (!msg.runTime) this.opts.log({ level: 'warn', msg: 'logsrvd exit without run_time: recorded with the run time unknown', peer: this.peer, logId: s.logId });
-      const point = await s.finish(exit);
+      // The session's completion and the finish record are independent: both at once.
+      const [point] = await Promise.all([s.finish(exit), this.receiver.exit({ ...exit, peer: this.peer, acceptId: this.acceptId, session: s })]);
       this.session = null;
-      await this.receiver.exit({ ...exit, peer: this.peer, acceptId: this.acceptId, session: s });
       // The final commit point: the client finishes once it equals its own sum.
       this.send({ type: 'commit_point', point });
     } else {
