@@ -1,9 +1,12 @@
 // Debian's sudo itself sends a real session to evio's log server: a sudoers drop-in scoped to a
 // run-as user of the test's own (`Defaults>USER log_servers=...`), so that no other sudo call on
 // the machine is sent anywhere. sudoreplay plays what evio stored, evio's API lists it.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sendSigned } from '../../src/app/rest-client.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iologList } from '../../src/app/iolog.js';
 import { events, replay, run, startTestServer, sudoToolsAvailable, type TestServer } from './helpers.js';
@@ -75,5 +78,50 @@ describe.skipIf(!enabled)('Debian sudo -> evio logsrvd', () => {
     const r = events(t.settings).find((x) => x.etype === 'R' && x.runuser === RUNAS);
     expect(r).toBeDefined();
     expect(String(r!.exitstatus)).toMatch(/^Request rejected: /);
+  });
+});
+
+/** `evio serve` as a service runs it: one process, the REST service and the log server. */
+describe.skipIf(!enabled)('Debian sudo -> evio serve (log server started by the settings) -> REST session list', () => {
+  const RUNAS2 = 'evio-lsd2';
+  const DROPIN2 = `${DROPIN}-serve`;
+  const home = mkdtempSync(join(tmpdir(), 'evio-serve-lsd-'));
+  let child: ChildProcess | null = null;
+  afterAll(() => {
+    rmSync(DROPIN2, { force: true });
+    child?.kill('SIGTERM');
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('lists the session sudo sent over REST, signed as the console signs', async () => {
+    const config = join(home, 'evio.json');
+    writeFileSync(config, JSON.stringify({ home, port: 0, requestLog: 'off', logsrvd: { listen: ['127.0.0.1:0'], commitIntervalMs: 200 } }));
+    const bin = fileURLToPath(new URL('../../bin/evio.js', import.meta.url));
+    child = spawn(process.execPath, [bin, '--config', config, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stderr!.resume();
+    let out = '';
+    const lines = await new Promise<{ url: string; port: number }>((resolve, reject) => {
+      child!.stdout!.on('data', (b: Buffer) => {
+        out += b.toString();
+        const url = /evio serving (\S+)/.exec(out)?.[1];
+        const port = /Log server \(sudo log_servers\): 127\.0\.0\.1:(\d+)/.exec(out)?.[1];
+        if (url && port) resolve({ url, port: Number(port) });
+      });
+      child!.once('exit', (code) => reject(new Error(`evio serve exited ${code}: ${out}`)));
+    });
+    if (spawnSync('id', [RUNAS2]).status !== 0) execFileSync('useradd', ['-M', '-s', '/bin/sh', RUNAS2]);
+    writeFileSync(DROPIN2, `Defaults>${RUNAS2} log_servers=127.0.0.1:${lines.port}, log_input, log_output\n`, { mode: 0o440 });
+    const res = await run('script', ['-qec', `sudo -u ${RUNAS2} sh -c 'echo served-by-evio-serve'`, '/dev/null']);
+    expect(res.stdout).toContain('served-by-evio-serve');
+    expect(res.code).toBe(0);
+    const key = readFileSync(join(home, 'admin.key'), 'utf8').trim();
+    const answer = await sendSigned({ url: lines.url, appid: 'admin', key, method: 'GET', path: `/REST/iolog/list?runuser=${RUNAS2}` });
+    let body = '';
+    for await (const chunk of answer) body += chunk;
+    expect(answer.statusCode).toBe(200);
+    const list = JSON.parse(body) as { status: number; [k: string]: unknown };
+    expect(list.status).toBe(0);
+    expect(body).toContain(RUNAS2);
+    expect(body).toContain('/usr/bin/sh');
   });
 });
