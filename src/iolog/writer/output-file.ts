@@ -108,9 +108,13 @@ export class OutputFile {
     this.advance(this.len + n);
   }
 
+  /** Called before this file's buffer goes to the kernel (timing: the streams' buffers go first). */
+  beforeSpill: (() => void) | null = null;
+
   /** Hands the buffer to the kernel (plain) or to the deflate stream (gzip). */
-  private spill(): void {
+  spill(): void {
     if (this.len === 0) return;
+    this.beforeSpill?.();
     if (this.gzip) {
       // The deflate stream keeps the bytes until its worker has read them: hand them over, start a new buffer.
       const chunk = this.buf!.subarray(0, this.len);

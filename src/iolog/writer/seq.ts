@@ -97,10 +97,10 @@ export interface SeqOptions {
 }
 
 /**
- * Takes the next ID of the counter in `dir` (held open at real path `dirPath`): six base-36
- * digits. Concurrent callers, in this process or others, get distinct IDs.
+ * Takes `n` IDs under one lock: read the last, count on, write the new last once (one fsync for
+ * the lot).
  */
-export async function nextSeq(dir: DirHandle, dirPath: string, opts: SeqOptions): Promise<string> {
+async function allocate(dir: DirHandle, dirPath: string, n: number, opts: SeqOptions): Promise<string[]> {
   const lock = new FileLock(join(dirPath, 'seq'), { timeoutMs: opts.lockTimeoutMs });
   let held;
   try {
@@ -110,10 +110,58 @@ export async function nextSeq(dir: DirHandle, dirPath: string, opts: SeqOptions)
     throw isEvioError(err) ? err : evioError('IOLOG_WRITE', `cannot lock ${dir.shown('seq')}: ${(err as Error).message}`, err);
   }
   try {
-    const id6 = formatSeq(seqAfter(parseSeq(readSeq(dir), opts.maxSeq), opts.maxSeq));
-    await writeSeq(dir, id6, opts.fileMode);
-    return id6;
+    const ids: string[] = [];
+    let id = parseSeq(readSeq(dir), opts.maxSeq);
+    for (let i = 0; i < n; i++) {
+      id = seqAfter(id, opts.maxSeq);
+      ids.push(formatSeq(id));
+    }
+    await writeSeq(dir, ids[ids.length - 1]!, opts.fileMode);
+    return ids;
   } finally {
     await held.release();
   }
+}
+
+interface Waiter {
+  dir: DirHandle;
+  resolve: (id6: string) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Callers of this process waiting for an ID, per counter; served in batches. */
+const queues = new Map<string, Waiter[]>();
+
+/** Serves the queue of `key` until it is empty: each batch is every caller that came meanwhile. */
+async function serve(key: string, queue: Waiter[], opts: SeqOptions): Promise<void> {
+  while (queue.length > 0) {
+    const batch = queue.splice(0, queue.length);
+    try {
+      // A directory handle of this batch: its owner awaits the answer, so it is still open.
+      const ids = await allocate(batch[0]!.dir, key, batch.length, opts);
+      batch.forEach((w, i) => w.resolve(ids[i]!));
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+    }
+  }
+  queues.delete(key);
+}
+
+/**
+ * Takes the next ID of the counter in `dir` (held open at real path `dirPath`): six base-36
+ * digits. Concurrent callers, in this process or others, get distinct IDs; those of this
+ * process that come while the counter is locked are served together, under one lock and one
+ * write of seq, so a burst of sessions does not queue on one fsync each.
+ */
+export function nextSeq(dir: DirHandle, dirPath: string, opts: SeqOptions): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let queue = queues.get(dirPath);
+    const start = queue === undefined;
+    if (!queue) {
+      queue = [];
+      queues.set(dirPath, queue);
+    }
+    queue.push({ dir, resolve, reject });
+    if (start) void serve(dirPath, queue, opts);
+  });
 }

@@ -70,6 +70,12 @@ class SessionWriter implements IologSession {
     private readonly logJsonBytes: Buffer | null,
   ) {
     this.now = { ...elapsed };
+    // A timing line must not reach a reader before the bytes it names: when the timing buffer
+    // goes to the kernel, the plain stream buffers go first (gzip data reaches the file when
+    // zlib has deflated it, so for compressed sessions this holds only at flush()).
+    timing.beforeSpill = () => {
+      for (const f of this.streams) if (f && !f.gzip) f.spill();
+    };
   }
 
   get tsid(): string {
@@ -86,9 +92,11 @@ class SessionWriter implements IologSession {
     return n;
   }
 
+  /** The stream files, then timing (drained in that order). */
   private files(): OutputFile[] {
-    const out = [this.timing];
+    const out: OutputFile[] = [];
     for (const f of this.streams) if (f) out.push(f);
+    out.push(this.timing);
     return out;
   }
 
@@ -97,18 +105,22 @@ class SessionWriter implements IologSession {
     if (this.failure) throw this.failure;
   }
 
-  /** Runs a synchronous write; an I/O failure stops the session for good. */
-  private guard<T>(f: () => T): T {
-    try {
-      return f();
-    } catch (err) {
-      if (isEvioError(err, 'IOLOG_WRITE')) this.failure ??= err;
-      throw err;
-    }
+  /** An error of a write: an I/O failure stops the session for good. */
+  private failed(err: unknown): unknown {
+    if (isEvioError(err, 'IOLOG_WRITE')) this.failure ??= err;
+    return err;
   }
 
   private stream(i: IoStream): OutputFile {
-    return (this.streams[i] ??= this.guard(() => createStreamFile(this.handle, STREAM_NAMES[i]!, this.s)));
+    let f = this.streams[i];
+    if (!f) {
+      try {
+        f = this.streams[i] = createStreamFile(this.handle, STREAM_NAMES[i]!, this.s);
+      } catch (err) {
+        throw this.failed(err);
+      }
+    }
+    return f;
   }
 
   /** The elapsed time after `delay`, checked before anything is written. */
@@ -130,21 +142,23 @@ class SessionWriter implements IologSession {
     if (!(data instanceof Uint8Array)) throw evioError('IOLOG_BAD_RECORD', 'the data of an I/O record must be bytes');
     const t = this.after(delay);
     const file = this.stream(stream);
-    this.guard(() => {
+    try {
       if (data.length <= MAX_RECORD) {
         file.append(data);
         putIoLine(this.timing, stream, delay, data.length);
-        return;
+      } else {
+        // sudoreplay (1.9.13) reads a record through one 64 KiB buffer and loses the rest of a
+        // longer one; sudo never sends one (its I/O buffers are 64 KiB). A longer one is written
+        // as 64 KiB records, the first with the delay, the others with none: same bytes, same sum.
+        for (let off = 0; off < data.length; off += MAX_RECORD) {
+          const piece = data.subarray(off, Math.min(off + MAX_RECORD, data.length));
+          file.append(piece);
+          putIoLine(this.timing, stream, off === 0 ? delay : NO_DELAY, piece.length);
+        }
       }
-      // sudoreplay (1.9.13) reads a record through one 64 KiB buffer and loses the rest of a
-      // longer one; sudo never sends one (its I/O buffers are 64 KiB). A longer one is written
-      // as 64 KiB records, the first with the delay, the others with none: same bytes, same sum.
-      for (let off = 0; off < data.length; off += MAX_RECORD) {
-        const piece = data.subarray(off, Math.min(off + MAX_RECORD, data.length));
-        file.append(piece);
-        putIoLine(this.timing, stream, off === 0 ? delay : NO_DELAY, piece.length);
-      }
-    });
+    } catch (err) {
+      throw this.failed(err);
+    }
     this.advanceTo(t);
   }
 
@@ -152,7 +166,11 @@ class SessionWriter implements IologSession {
     this.usable();
     checkWinsize(rows, cols);
     const t = this.after(delay);
-    this.guard(() => putWinsizeLine(this.timing, delay, rows, cols));
+    try {
+      putWinsizeLine(this.timing, delay, rows, cols);
+    } catch (err) {
+      throw this.failed(err);
+    }
     this.advanceTo(t);
   }
 
@@ -160,7 +178,11 @@ class SessionWriter implements IologSession {
     this.usable();
     const name = timingSignal(signal);
     const t = this.after(delay);
-    this.guard(() => putSuspendLine(this.timing, delay, name));
+    try {
+      putSuspendLine(this.timing, delay, name);
+    } catch (err) {
+      throw this.failed(err);
+    }
     this.advanceTo(t);
   }
 

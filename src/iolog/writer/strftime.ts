@@ -27,7 +27,8 @@ export interface BrokenDown {
   yday: number;
   /** Minutes east of UTC. */
   offsetMin: number;
-  zoneName: string;
+  /** The zone (undefined: the process's local zone), for %Z. */
+  tz: string | undefined;
   /** Unix seconds. */
   epoch: number;
 }
@@ -60,7 +61,7 @@ export function brokenDown(sec: number, tz?: string): BrokenDown {
     [year, month, day, hour, minute, second, wday] = [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCDay()];
   }
   const yday = Math.round((Date.UTC(year, month, day) - Date.UTC(year, 0, 1)) / 86_400_000);
-  return { year, month, day, hour, minute, second, wday, yday, offsetMin, zoneName: zoneAbbreviation(ms, tz), epoch: sec };
+  return { year, month, day, hour, minute, second, wday, yday, offsetMin, tz, epoch: sec };
 }
 
 const pad = (n: number, width: number, fill = '0') => String(n).padStart(width, fill);
@@ -124,7 +125,7 @@ export function strftimeConversion(c: string, t: BrokenDown): string {
       const abs = Math.abs(t.offsetMin);
       return `${t.offsetMin < 0 ? '-' : '+'}${pad(Math.floor(abs / 60), 2)}${pad(abs % 60, 2)}`;
     }
-    case 'Z': return t.zoneName;
+    case 'Z': return zoneAbbreviation(t.epoch * 1000, t.tz);
     default: throw new RangeError(`strftime conversion %${c} is not supported`);
   }
 }

@@ -85,12 +85,15 @@ export function putSuspendLine(out: OutputFile, delay: TimeSpec, signal: string)
 /** INT_MAX: sudo's reader refuses a window size above it. */
 export const WINSIZE_MAX = 0x7fffffff;
 
-export function checkWinsize(rows: number, cols: number): void {
-  for (const [what, v] of [['rows', rows], ['cols', cols]] as const) {
-    if (!Number.isInteger(v) || v < 0 || v > WINSIZE_MAX) {
-      throw evioError('IOLOG_BAD_RECORD', `window size ${what} ${String(v)} is not a whole number from 0 to ${WINSIZE_MAX}`);
-    }
+function checkSize(what: string, v: number): void {
+  if (!Number.isInteger(v) || v < 0 || v > WINSIZE_MAX) {
+    throw evioError('IOLOG_BAD_RECORD', `window size ${what} ${String(v)} is not a whole number from 0 to ${WINSIZE_MAX}`);
   }
+}
+
+export function checkWinsize(rows: number, cols: number): void {
+  checkSize('rows', rows);
+  checkSize('cols', cols);
 }
 
 /** Signal names this system knows, without SIG (sudo's reader maps the name with str2sig()). */

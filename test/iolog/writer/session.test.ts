@@ -276,6 +276,22 @@ describe('records the writer refuses (nothing written, the session goes on)', ()
     expect(readFileSync(join(s.dir, 'timing'), 'latin1')).toBe('7 0.000000001 STOP\n5 0.000000002 0 0\n');
   });
 
+  it('before any flush, a timing line reaching the file never names bytes its stream file does not hold yet (plain)', async () => {
+    const t = await createIologSession(writerOptions(root), SUBMIT, sudoInfo());
+    try {
+      for (let i = 0; i < 6000; i++) t.writeIo(4, { sec: 0, nsec: 1 }, Buffer.from('x'));
+      expect(t.buffered).toBeGreaterThan(0);
+      const lines = readFileSync(join(t.dir, 'timing'), 'latin1').split('\n').slice(0, -1);
+      expect(lines.length).toBeGreaterThan(1000); // the 64 KiB timing buffer went to the file
+      expect(statSync(join(t.dir, 'ttyout')).size).toBeGreaterThanOrEqual(lines.length);
+      await t.flush();
+      expect(t.buffered).toBe(0);
+      expect(statSync(join(t.dir, 'ttyout')).size).toBe(6000);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('an Accept without submituser, submithost, runuser or command is refused', async () => {
     for (const k of ['submituser', 'submithost', 'runuser', 'command']) {
       await expect(createIologSession(writerOptions(root), SUBMIT, sudoInfo({ [k]: undefined }))).rejects.toThrow(/^1459 .*has no/);
