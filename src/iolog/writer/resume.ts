@@ -101,32 +101,54 @@ export interface CutOptions {
   fileMode: number;
 }
 
+/** A file's cut, checked and made ready but not yet applied. */
+export interface PreparedCut {
+  /** Applies the cut; returns the writer that continues the file (it owns the descriptor). */
+  commit(): OutputFile;
+  /** Gives up: nothing of the file is changed. */
+  abort(): void;
+}
+
 /**
- * Cuts the session file `name` (open as `fd`, read-write, in `dir` at real path `real`) to `keep`
- * decoded bytes and returns the writer that continues it. IOLOG_RESUME_POINT when it holds less.
- * `fd` is the caller's until this returns; the writer owns the descriptor it returns.
+ * Prepares cutting the session file `name` (open as `fd`, read-write, in `dir` at real path
+ * `real`) to `keep` decoded bytes, changing nothing yet: a plain file is checked to hold them, a
+ * gzip file has them deflated again into a scratch file. IOLOG_RESUME_POINT when it holds less.
+ * The caller commits every file's cut once all are prepared, so a refused reopen cuts nothing.
  */
-export async function cutFile(dir: DirHandle, real: string, name: string, fd: number, keep: number, opts: CutOptions): Promise<OutputFile> {
+export async function prepareCut(dir: DirHandle, real: string, name: string, fd: number, keep: number, opts: CutOptions): Promise<PreparedCut> {
   const shown = dir.shown(name);
   const st = fstatSync(fd);
   if (!st.isFile()) throw evioError('NOT_A_REGULAR_FILE', `${shown} is not a regular file; the session is not resumed`);
-  if (!isGzipFd(fd, st.size)) {
-    if (st.size < keep) refuse(`${shown} holds ${st.size} bytes, but the records up to the resume point use ${keep}`);
-    try {
-      ftruncateSync(fd, keep);
-    } catch (err) {
-      throw evioError('IOLOG_WRITE', `cannot cut ${shown}: ${(err as Error).message}`, err);
-    }
-    return new OutputFile(shown, fd, keep === 0 ? opts.compress : false, keep, opts.level);
-  }
-  return rewriteGzip(dir, real, name, keep, opts);
+  if (isGzipFd(fd, st.size)) return rewriteGzip(dir, real, name, keep, opts);
+  if (st.size < keep) refuse(`${shown} holds ${st.size} bytes, but the records up to the resume point use ${keep}`);
+  return {
+    commit: () => {
+      try {
+        ftruncateSync(fd, keep);
+      } catch (err) {
+        throw evioError('IOLOG_WRITE', `cannot cut ${shown}: ${(err as Error).message}`, err);
+      }
+      return new OutputFile(shown, fd, keep === 0 ? opts.compress : false, keep, opts.level);
+    },
+    abort: () => undefined,
+  };
 }
 
-async function rewriteGzip(dir: DirHandle, real: string, name: string, keep: number, opts: CutOptions): Promise<OutputFile> {
+async function rewriteGzip(dir: DirHandle, real: string, name: string, keep: number, opts: CutOptions): Promise<PreparedCut> {
   const shown = dir.shown(name);
   const tmp = `${name}.restart-${randomBytes(6).toString('hex')}`;
   let tfd = -1;
   let out: OutputFile | null = null;
+  const abort = () => {
+    if (tfd >= 0) closeSync(tfd);
+    tfd = -1;
+    out?.close();
+    try {
+      unlinkSync(dir.at(tmp));
+    } catch {
+      // renamed or never made
+    }
+  };
   try {
     tfd = openSync(dir.at(tmp), C.O_RDWR | C.O_CREAT | C.O_EXCL | NOFOLLOW | NONBLOCK, opts.fileMode);
     fchmodSync(tfd, opts.fileMode);
@@ -146,16 +168,20 @@ async function rewriteGzip(dir: DirHandle, real: string, name: string, keep: num
     if (got < keep) refuse(`${shown} decodes to ${got} bytes${damage ? ` (${damage})` : ''}, but the records up to the resume point use ${keep}`);
     await out.drain();
     await out.sync();
-    renameSync(dir.at(tmp), dir.at(name));
-    return out;
   } catch (err) {
-    if (tfd >= 0) closeSync(tfd);
-    out?.close();
-    try {
-      unlinkSync(dir.at(tmp));
-    } catch {
-      // renamed or never made
-    }
+    abort();
     throw isEvioError(err) ? err : evioError('IOLOG_WRITE', `cannot rewrite ${shown}: ${(err as Error).message}`, err);
   }
+  const ready = out;
+  return {
+    commit: () => {
+      try {
+        renameSync(dir.at(tmp), dir.at(name));
+      } catch (err) {
+        throw evioError('IOLOG_WRITE', `cannot replace ${shown}: ${(err as Error).message}`, err);
+      }
+      return ready;
+    },
+    abort,
+  };
 }

@@ -25,7 +25,7 @@ import { descend, enterDir, isEmptyDir, openRoot } from './dirs.js';
 import { legacyLog, logJson, readSessionFile, withExit, writeFileAtomic } from './log-files.js';
 import { writerSettings, type WriterSettings } from './options.js';
 import { OutputFile } from './output-file.js';
-import { cutFile, findCut } from './resume.js';
+import { findCut, prepareCut, type PreparedCut } from './resume.js';
 import { nextSeq, splitSeq } from './seq.js';
 import { brokenDown } from './strftime.js';
 import { expandTemplate, fillTrailingX, pathComponents, type TemplateValues } from './templates.js';
@@ -443,6 +443,8 @@ export async function reopenIologSession(opts: IologWriterOptions, dir: string, 
   let handle: DirHandle | null = null;
   const fds: number[] = [];
   const writers: OutputFile[] = [];
+  const prepared: PreparedCut[] = [];
+  let committed = false;
   try {
     handle = await DirHandle.open(real, { at: real });
     const h = handle;
@@ -463,10 +465,9 @@ export async function reopenIologSession(opts: IologWriterOptions, dir: string, 
     if ((fstatSync(timingFd).mode & 0o200) === 0) throw evioError('IOLOG_SESSION_COMPLETE', `${real} is complete (its timing file has no write bit); it cannot be resumed`);
     const cut = await findCut(join(real, 'timing'), resumePoint);
     const cutOpts = { compress: s.compress, level: s.level, fileMode: s.fileMode };
-    // timing first: what it no longer names, readers ignore.
-    const timing = await cutFile(h, real, 'timing', timingFd, cut.timing, cutOpts);
-    writers.push(timing);
-    const streams: (OutputFile | null)[] = [null, null, null, null, null];
+    // Every file checked (and gzip ones deflated again) before any is cut: a refusal cuts nothing.
+    prepared.push(await prepareCut(h, real, 'timing', timingFd, cut.timing, cutOpts));
+    const streamAt: number[] = [];
     for (let i = 0; i < STREAM_NAMES.length; i++) {
       const name = STREAM_NAMES[i]!;
       const fd = open(name);
@@ -474,17 +475,27 @@ export async function reopenIologSession(opts: IologWriterOptions, dir: string, 
         if (cut.streams[i]! > 0) throw evioError('IOLOG_RESUME_POINT', `${h.shown(name)} is missing, but the records up to the resume point use ${cut.streams[i]} bytes of it`);
         continue;
       }
-      const w = await cutFile(h, real, name, fd, cut.streams[i]!, cutOpts);
-      writers.push(w);
-      streams[i] = w;
+      streamAt[prepared.length] = i;
+      prepared.push(await prepareCut(h, real, name, fd, cut.streams[i]!, cutOpts));
     }
+    // timing first: what it no longer names, readers ignore.
+    const streams: (OutputFile | null)[] = [null, null, null, null, null];
+    let timing: OutputFile | null = null;
+    for (let k = 0; k < prepared.length; k++) {
+      const w = prepared[k]!.commit();
+      writers.push(w);
+      if (k === 0) timing = w;
+      else streams[streamAt[k]!] = w;
+    }
+    committed = true;
     await h.sync();
     // Descriptors now belong to the writers (a rewritten gzip file has a new one; its old one is closed here).
     const kept = new Set(writers.map((w) => w.descriptor));
     for (const fd of fds) if (!kept.has(fd)) closeSync(fd);
     const relPath = real.slice(root.length + 1);
-    return new SessionWriter(h, real, relPath, s, timing, streams, cut.elapsed, null);
+    return new SessionWriter(h, real, relPath, s, timing!, streams, cut.elapsed, null);
   } catch (err) {
+    if (!committed) for (const p of prepared) p.abort();
     const kept = new Set(writers.map((w) => w.descriptor));
     for (const w of writers) w.close();
     for (const fd of fds) if (!kept.has(fd)) closeSync(fd);

@@ -174,9 +174,15 @@ describe('resume points and refusals', () => {
     await (await reopenIologSession(opts, dir, { sec: 0, nsec: 7 })).close();
   });
 
-  it('a stream file shorter than the timing says is refused (1462)', async () => {
+  it('a stream file shorter than the timing says is refused (1462), and nothing is cut', async () => {
+    const s = await reopenIologSession(opts, dir, { sec: 0, nsec: 7 });
+    s.writeIo(4, { sec: 1, nsec: 0 }, Buffer.from('more'));
+    await s.close();
     truncateSync(join(dir, 'stdin'), 2);
+    const before = snapshot();
     await expect(reopenIologSession(opts, dir, { sec: 0, nsec: 7 })).rejects.toThrow(/^1462 .*stdin holds 2 bytes.*use 5/);
+    expect(snapshot()).toEqual(before);
+    expect(before.timing).toBe('0 0.000000007 5\n4 1.000000000 4\n');
     writeFileSync(join(dir, 'stdin'), 'again');
   });
 
