@@ -33,6 +33,7 @@ describe.skipIf(!enabled)('sudo_sendlog -> evio logsrvd -> sudoreplay', () => {
     await t?.close();
   });
 
+  let samplesSent = 0;
   const samples = [...sessionsUnder(join(SAMPLES, 'sudo-io')).map((p) => ({ root: join(SAMPLES, 'sudo-io'), p })), ...sessionsUnder(join(SAMPLES, 'logsrvd-io')).map((p) => ({ root: join(SAMPLES, 'logsrvd-io'), p }))];
 
   it('finds the sample sessions', () => {
@@ -42,6 +43,7 @@ describe.skipIf(!enabled)('sudo_sendlog -> evio logsrvd -> sudoreplay', () => {
   it.each(samples.map((s) => [relative(SAMPLES, s.p), s] as const))('%s arrives whole: sudoreplay plays it byte for byte', async (_name, s) => {
     const before = events(t.settings).length;
     const res = await sendlog(t.port, [], s.p);
+    samplesSent++;
     expect(res.stderr).toBe('');
     expect(res.stdout).toMatch(/1 I\/O log transmitted successfully/);
     expect(res.code).toBe(0);
@@ -68,14 +70,36 @@ describe.skipIf(!enabled)('sudo_sendlog -> evio logsrvd -> sudoreplay', () => {
     const res = await run(SUDOREPLAY, ['-d', t.root, '-l']);
     expect(res.code).toBe(0);
     const lines = res.stdout.trim().split('\n');
-    expect(lines.length).toBe(samples.length);
+    expect(lines.length).toBe(samplesSent);
     expect(lines.every((l) => / : root : HOST=\S+ ; .*TSID=\S+ ; COMMAND=\//.test(l) || / : \w+ : .*COMMAND=\//.test(l))).toBe(true);
+  });
+
+  it('takes sudo_sendlog -t 16: sixteen connections at once, every session whole and complete', async () => {
+    const before = events(t.settings).length;
+    const src = join(SAMPLES, 'logsrvd-io/00/00/01');
+    const res = await sendlog(t.port, ['-t', '16'], src);
+    expect(res.stdout).toMatch(/16 I\/O logs transmitted successfully/);
+    expect(res.code).toBe(0);
+    const recs = events(t.settings).slice(before);
+    const ks = recs.filter((r) => r.etype === 'K');
+    expect(ks.length).toBe(16);
+    expect(recs.filter((r) => r.etype === 'F').length).toBe(16);
+    expect(new Set(ks.map((r) => r.iolog)).size).toBe(16);
+    const theirs = await replay(join(SAMPLES, 'logsrvd-io'), '00/00/01');
+    for (const k of ks) {
+      const dir = k.iolog as string;
+      expect(statSync(join(dir, 'timing')).mode & 0o222).toBe(0);
+      const mine = await replay(t.root, relative(t.root, dir));
+      expect(mine.stdout === theirs.stdout).toBe(true);
+    }
+    // Not counted in the per-sample rows below.
+    samplesSent += 16;
   });
 
   it('records the exit of a session whose log.json has no run time (sudo_logsrvd refuses it)', () => {
     const recs = events(t.settings);
     const finishes = recs.filter((r) => r.etype === 'F');
-    expect(finishes.length).toBe(samples.length);
+    expect(finishes.length).toBe(samplesSent);
     expect(finishes.some((r) => r.run_time_unknown === true)).toBe(true);
     expect(finishes.every((r) => typeof r.exitstatus === 'string' && /^Command (finished|killed)/.test(r.exitstatus))).toBe(true);
   });
