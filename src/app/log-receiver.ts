@@ -144,6 +144,8 @@ export function iologWriterOptions(engine: Engine): IologWriterOptions {
     roots,
     compress: s.logsrvd.compress,
     fileMode: 0o600,
+    // IDs taken 16 at a time: a lock and an fsync of seq per session were most of an accept's time.
+    seqReserve: 15,
   };
 }
 

@@ -293,11 +293,15 @@ export class LogConnection {
     const s = this.session;
     if (s) {
       if (!msg.runTime) this.opts.log({ level: 'warn', msg: 'logsrvd exit without run_time: recorded with the run time unknown', peer: this.peer, logId: s.logId });
-      // The session's completion and the finish record are independent: both at once.
-      const [point] = await Promise.all([s.finish(exit), this.receiver.exit({ ...exit, peer: this.peer, acceptId: this.acceptId, session: s })]);
-      this.session = null;
-      // The final commit point: the client finishes once it equals its own sum.
+      // The final commit point — the client (and the user's sudo command) finishes once it
+      // equals its own sum — waits for what the client sent: the session's records synced and
+      // the exit appended as a finish record, both at once. The completion marker that follows
+      // (log.json's exit members, timing made read-only) adds nothing the client sent, so the
+      // client is not kept waiting for it.
+      const [point] = await Promise.all([s.flush(), this.receiver.exit({ ...exit, peer: this.peer, acceptId: this.acceptId, session: s })]);
       this.send({ type: 'commit_point', point });
+      this.session = null;
+      await s.finish(exit);
     } else {
       await this.receiver.exit({ ...exit, peer: this.peer, acceptId: this.acceptId, session: null });
     }

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { sendSigned } from '../../src/app/rest-client.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iologList } from '../../src/app/iolog.js';
-import { events, replay, run, startTestServer, sudoToolsAvailable, type TestServer } from './helpers.js';
+import { events, replay, run, settled, startTestServer, sudoToolsAvailable, type TestServer } from './helpers.js';
 
 const RUNAS = 'evio-lsd';
 const DROPIN = `/etc/sudoers.d/zz-evio-logsrvd-test-${process.pid}`;
@@ -46,6 +46,7 @@ describe.skipIf(!enabled)('Debian sudo -> evio logsrvd', () => {
     const res = await run('script', ['-qec', `sudo -u ${RUNAS} sh -c 'echo hello-from-real-sudo; id -un; exit 3'`, '/dev/null']);
     expect(res.stdout).toContain('hello-from-real-sudo');
     expect(res.code).toBe(3);
+    await settled(t);
     const recs = events(t.settings);
     const k = recs.find((r) => r.etype === 'K' && r.runuser === RUNAS);
     expect(k).toBeDefined();

@@ -54,6 +54,7 @@ describe.skipIf(!enabled)('restart: sudo_sendlog -s, then -r -i', () => {
     const keep = runTime ? stored : Math.floor(stored / 2);
     const point = `${Math.floor((keep * 10) / 1000)},${((keep * 10) % 1000) * 1_000_000}`;
     const resumed = await sendlog(t.port, ['-r', point, '-i', logId!], src);
+    await settled(t);
     expect(resumed.stderr, JSON.stringify(t.logs.slice(-4))).toBe('');
     expect(resumed.code).toBe(0);
     expect(statSync(join(dir, 'timing')).mode & 0o222).toBe(0);

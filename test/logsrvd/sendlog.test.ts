@@ -4,7 +4,7 @@ import { readdirSync, statSync, existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLES } from '../helpers/samples.js';
-import { events, replay, run, sendlog, startTestServer, sudoToolsAvailable, SUDOREPLAY, type TestServer } from './helpers.js';
+import { events, replay, run, sendlog, settled, startTestServer, sudoToolsAvailable, SUDOREPLAY, type TestServer } from './helpers.js';
 
 const enabled = sudoToolsAvailable();
 
@@ -44,6 +44,8 @@ describe.skipIf(!enabled)('sudo_sendlog -> evio logsrvd -> sudoreplay', () => {
     const before = events(t.settings).length;
     const res = await sendlog(t.port, [], s.p);
     samplesSent++;
+    // The completion marker follows the final commit point (docs/logserver.md).
+    await settled(t);
     expect(res.stderr).toBe('');
     expect(res.stdout).toMatch(/1 I\/O log transmitted successfully/);
     expect(res.code).toBe(0);
@@ -78,6 +80,7 @@ describe.skipIf(!enabled)('sudo_sendlog -> evio logsrvd -> sudoreplay', () => {
     const before = events(t.settings).length;
     const src = join(SAMPLES, 'logsrvd-io/00/00/01');
     const res = await sendlog(t.port, ['-t', '16'], src);
+    await settled(t);
     expect(res.stdout).toMatch(/16 I\/O logs transmitted successfully/);
     expect(res.code).toBe(0);
     const recs = events(t.settings).slice(before);

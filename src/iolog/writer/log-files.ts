@@ -119,6 +119,31 @@ export async function writeFileAtomic(dir: DirHandle, name: string, data: Uint8A
   }
 }
 
+/**
+ * Writes the new files of a freshly claimed session directory (nobody else writes there, so no
+ * temp file and rename is needed) and syncs them all at once; the caller syncs the directory.
+ */
+export async function writeNewFiles(dir: DirHandle, files: readonly { name: string; data: Uint8Array }[], mode: number): Promise<void> {
+  const fds: number[] = [];
+  let current = '';
+  try {
+    for (const f of files) {
+      current = f.name;
+      const fd = openSync(dir.at(f.name), C.O_WRONLY | C.O_CREAT | C.O_EXCL | NOFOLLOW, mode);
+      fds.push(fd);
+      fchmodSync(fd, mode);
+      let off = 0;
+      while (off < f.data.length) off += writeSync(fd, f.data, off, f.data.length - off, off);
+    }
+    current = files.map((f) => f.name).join(', ');
+    await Promise.all(fds.map((fd) => fdatasyncAsync(fd)));
+  } catch (err) {
+    throw ioError(err, dir.shown(current));
+  } finally {
+    for (const fd of fds) closeSync(fd);
+  }
+}
+
 /** Reads a small file of the session (no symlink, regular, at most INFO_MAX_BYTES); null when missing. */
 export function readSessionFile(dir: DirHandle, name: string): Buffer | null {
   let fd: number;

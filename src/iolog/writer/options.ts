@@ -18,6 +18,7 @@ export interface WriterSettings {
   timeZone: string | undefined;
   level: number;
   lockTimeoutMs: number;
+  seqReserve: number;
 }
 
 const templates = new Map<string, CompiledTemplate>();
@@ -46,6 +47,8 @@ export function writerSettings(o: IologWriterOptions): WriterSettings {
   const level = o.compressLevel ?? 6;
   if (!Number.isInteger(level) || level < 1 || level > 9) bad('compressLevel', `${String(level)} is not 1-9`);
   const lockTimeoutMs = o.lockTimeoutMs ?? 10_000;
+  const seqReserve = o.seqReserve ?? 0;
+  if (!Number.isInteger(seqReserve) || seqReserve < 0 || seqReserve > 1000) bad('seqReserve', `${String(seqReserve)} is not a whole number from 0 to 1000`);
   if (!Number.isInteger(lockTimeoutMs) || lockTimeoutMs < 0) bad('lockTimeoutMs', `${String(lockTimeoutMs)} is not a whole number of milliseconds`);
   if (o.timeZone !== undefined) {
     try {
@@ -65,5 +68,6 @@ export function writerSettings(o: IologWriterOptions): WriterSettings {
     timeZone: o.timeZone,
     level,
     lockTimeoutMs,
+    seqReserve,
   };
 }

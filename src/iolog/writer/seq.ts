@@ -7,7 +7,12 @@
 //   sudo_logsrvd must not share a directory;
 // - the new value is written to a scratch file, fdatasync'ed and renamed over seq, so a crash
 //   leaves the old or the new value, never a broken one (a broken one would restart the count);
-// - wrapping never reuses a session: the caller skips IDs whose directory is taken.
+// - wrapping never reuses a session: the caller skips IDs whose directory is taken;
+// - with `reserve` (the log server: 15), a process takes that many IDs ahead under one lock and
+//   one write (seq then holds the last ID taken, not yet used) and hands them out in order from
+//   memory: a lock round trip and an fsync per session were most of a session's creation time
+//   (8 ms of 10 measured). A process that ends leaves the IDs it had not used as a gap in the
+//   numbering; IDs stay unique across processes.
 import { closeSync, constants as C, fdatasync, fstatSync, openSync, readSync, renameSync, unlinkSync, writeSync, fchmodSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -94,6 +99,8 @@ export interface SeqOptions {
   maxSeq: number;
   fileMode: number;
   lockTimeoutMs: number;
+  /** IDs to take ahead per lock (0: seq holds the last ID used, as sudo keeps it). */
+  reserve: number;
 }
 
 /**
@@ -132,14 +139,22 @@ interface Waiter {
 /** Callers of this process waiting for an ID, per counter; served in batches. */
 const queues = new Map<string, Waiter[]>();
 
+/** IDs taken beyond a batch's need, per counter, handed out in order before the counter is locked again. */
+const reserved = new Map<string, string[]>();
+
 /** Serves the queue of `key` until it is empty: each batch is every caller that came meanwhile. */
 async function serve(key: string, queue: Waiter[], opts: SeqOptions): Promise<void> {
   while (queue.length > 0) {
+    // IDs taken ahead earlier go first, in order.
+    const pool = reserved.get(key) ?? [];
+    while (queue.length > 0 && pool.length > 0) queue.shift()!.resolve(pool.shift()!);
+    if (queue.length === 0) break;
     const batch = queue.splice(0, queue.length);
     try {
       // A directory handle of this batch: its owner awaits the answer, so it is still open.
-      const ids = await allocate(batch[0]!.dir, key, batch.length, opts);
+      const ids = await allocate(batch[0]!.dir, key, batch.length + opts.reserve, opts);
       batch.forEach((w, i) => w.resolve(ids[i]!));
+      reserved.set(key, [...(reserved.get(key) ?? []), ...ids.slice(batch.length)]);
     } catch (err) {
       for (const w of batch) w.reject(err);
     }
@@ -154,6 +169,9 @@ async function serve(key: string, queue: Waiter[], opts: SeqOptions): Promise<vo
  * write of seq, so a burst of sessions does not queue on one fsync each.
  */
 export function nextSeq(dir: DirHandle, dirPath: string, opts: SeqOptions): Promise<string> {
+  const pool = reserved.get(dirPath);
+  const ready = queues.has(dirPath) ? undefined : pool?.shift();
+  if (ready !== undefined) return Promise.resolve(ready);
   return new Promise((resolve, reject) => {
     let queue = queues.get(dirPath);
     const start = queue === undefined;

@@ -22,7 +22,7 @@ import { DirHandle } from '../../safe-open.js';
 import { STREAM_NAMES } from '../timing.js';
 import { readAcceptInfo, type AcceptInfo } from './accept-info.js';
 import { descend, enterDir, isEmptyDir, openRoot } from './dirs.js';
-import { legacyLog, logJson, readSessionFile, withExit, writeFileAtomic } from './log-files.js';
+import { legacyLog, logJson, readSessionFile, withExit, writeFileAtomic, writeNewFiles } from './log-files.js';
 import { writerSettings, type WriterSettings } from './options.js';
 import { OutputFile } from './output-file.js';
 import { findCut, prepareCut, type PreparedCut } from './resume.js';
@@ -374,7 +374,7 @@ export async function createIologSession(opts: IologWriterOptions, submitTime: T
     const t = s.fileTemplate;
     const attempts = t.trailingX > 0 ? RANDOM_ATTEMPTS : t.usesSeq ? Math.min(SEQ_ATTEMPTS, s.maxSeq - 1) : 1;
     for (let attempt = 0; attempt < attempts; attempt++) {
-      const seq = t.usesSeq ? await nextSeq(ioDir, ioDirReal, { maxSeq: s.maxSeq, fileMode: s.fileMode, lockTimeoutMs: s.lockTimeoutMs }) : undefined;
+      const seq = t.usesSeq ? await nextSeq(ioDir, ioDirReal, { maxSeq: s.maxSeq, fileMode: s.fileMode, lockTimeoutMs: s.lockTimeoutMs, reserve: s.seqReserve }) : undefined;
       const expanded = expandTemplate(t, { ...values, seq: seq === undefined ? undefined : splitSeq(seq) }, time);
       const filePath = fillTrailingX(expanded, t.trailingX);
       const comps = pathComponents(filePath, `${dirPath}/${filePath}`);
@@ -406,8 +406,8 @@ async function setUp(dir: DirHandle, timingFd: number, real: string, relPath: st
   openSessions.add(real);
   try {
     const json = Buffer.from(logJson(submitTime, accept, extra), 'utf8');
-    await writeFileAtomic(dir, 'log.json', json, s.fileMode);
-    await writeFileAtomic(dir, 'log', Buffer.from(legacyLog(submitTime, accept), 'utf8'), s.fileMode);
+    // The directory was just claimed (its timing file created with O_EXCL): its files are new.
+    await writeNewFiles(dir, [{ name: 'log.json', data: json }, { name: 'log', data: Buffer.from(legacyLog(submitTime, accept), 'utf8') }], s.fileMode);
     for (const i of CREATED_AT_ACCEPT) streams[i] = createStreamFile(dir, STREAM_NAMES[i]!, s);
     await dir.sync();
     return new SessionWriter(dir, real, relPath, s, timing, streams, { sec: 0, nsec: 0 }, json);

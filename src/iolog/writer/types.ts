@@ -30,6 +30,11 @@ export interface IologWriterOptions {
   compressLevel?: number;
   /** How long a create waits for the seq counter's lock, ms; default 10000. */
   lockTimeoutMs?: number;
+  /**
+   * %{seq} IDs taken ahead per lock of the counter, handed out from memory (seq.ts); default 0:
+   * seq holds the last ID used, exactly as sudo keeps it. The log server takes 15.
+   */
+  seqReserve?: number;
 }
 
 /** What an ExitMessage tells (sudo_logsrv.proto(5)). */

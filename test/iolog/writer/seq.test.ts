@@ -120,3 +120,25 @@ describe('wrapping and collisions', () => {
     }
   });
 });
+
+describe('IDs taken ahead (seqReserve, the log server)', () => {
+  it('hands out IDs in order from memory, one seq write per 16, and takes no ID twice', async () => {
+    const root = tempRoot();
+    try {
+      const opts = writerOptions(root, { seqReserve: 15 });
+      const one: string[] = [];
+      for (let i = 0; i < 20; i++) one.push(...(await createMany(opts, 1)));
+      const burst = await createMany(opts, 30);
+      const all = [...one, ...burst];
+      expect(one).toEqual(Array.from({ length: 20 }, (_, i) => splitSeq(formatSeq(i + 1))));
+      expect(new Set(all).size).toBe(50);
+      expect([...all].sort()).toEqual(Array.from({ length: 50 }, (_, i) => splitSeq(formatSeq(i + 1))));
+      // seq holds the last ID taken, at most one reserve ahead of the last one used.
+      const last = parseSeq(readFileSync(join(root, 'seq')), MAX_SEQ);
+      expect(last).toBeGreaterThanOrEqual(50);
+      expect(last).toBeLessThanOrEqual(50 + 15 + 30);
+    } finally {
+      removeRoot(root);
+    }
+  });
+});
