@@ -4,15 +4,16 @@
 // the screen or asks the terminal to answer ever comes out, whatever the input and its cuts, and
 // that the text is kept; and the screens of real and generated sessions are the same filtered.
 import fc from 'fast-check';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Parser } from '../../src/replay/parser.js';
 import { repaintScreen } from '../../src/replay/screen-repaint.js';
 import { Screen } from '../../src/replay/screen.js';
 import { filterTerminalOutput, TerminalFilter } from '../../src/replay/terminal-filter.js';
-import { modelFinalScreen } from './helpers/model-screen.js';
 import { randomSession } from './helpers/random-session.js';
 import { RecordingHandler } from './helpers/recording-handler.js';
-import { sampleTtySessions } from './helpers/sample-sessions.js';
+import { readSudoSession, sampleTtySessions } from './helpers/sample-sessions.js';
 import { scenarios } from './helpers/scenarios.js';
 import type { SessionEvent } from './helpers/session-events.js';
 
@@ -277,22 +278,63 @@ describe('terminal filter: fuzz', () => {
 
 // --- fidelity: what is dropped never changed the screen ----------------------------------------
 
-function filteredEvents(events: SessionEvent[]): SessionEvent[] {
+/** The real vim, htop, mc, less, man ... sessions of fixtures/iolog/screen-corpus (XX/YY/ZZ). */
+function corpusDirs(): string[] {
+  const root = new URL('../../fixtures/iolog/screen-corpus', import.meta.url).pathname;
+  const out: string[] = [];
+  const walk = (dir: string, depth: number): void => {
+    for (const name of readdirSync(dir).sort()) {
+      const p = join(dir, name);
+      if (!statSync(p).isDirectory()) continue;
+      if (depth === 2) out.push(p);
+      else walk(p, depth + 1);
+    }
+  };
+  walk(root, 0);
+  return out;
+}
+
+function rows(screen: Screen): string[] {
+  const out: string[] = [];
+  for (let y = 0; y < screen.rows; y++) out.push(screen.row(y).translateToString(true));
+  return out;
+}
+
+/** Feeds a session raw and filtered to two screen models; compares them at `cuts` points and at the end. */
+function compareFiltered(name: string, events: SessionEvent[], cols: number, rows_: number, cuts: number): number {
+  const a = new Screen({ cols, rows: rows_ });
+  const b = new Screen({ cols, rows: rows_ });
   const f = new TerminalFilter();
-  return events.map((e) => (e.kind === 'data' ? { ...e, bytes: f.write(e.bytes) } : e));
+  const every = Math.max(1, Math.floor(events.length / cuts));
+  let compared = 0;
+  events.forEach((e, i) => {
+    if (e.kind === 'data') {
+      a.write(e.bytes);
+      b.write(f.write(e.bytes));
+    } else {
+      a.resize(e.cols, e.rows);
+      b.resize(e.cols, e.rows);
+    }
+    if (i % every === 0 || i === events.length - 1) {
+      expect({ rows: rows(b), x: b.cursorX, y: b.cursorY }, `${name} after event ${i}`).toEqual({ rows: rows(a), x: a.cursorX, y: a.cursorY });
+      compared++;
+    }
+  });
+  return compared;
 }
 
 describe('terminal filter: the screen is the same', () => {
-  it('for the generated scenarios, the tty samples and random sessions', () => {
+  it('for the generated scenarios, the tty samples, real vim/htop/mc/less sessions and random sessions', () => {
     const sessions: Array<{ name: string; events: SessionEvent[]; cols: number; rows: number }> = [
       ...scenarios().map((s) => ({ name: s.name, events: s.session.events, cols: s.cols, rows: s.rows })),
+      ...corpusDirs().map((d) => ({ ...readSudoSession(d), name: d })),
       ...sampleTtySessions().map((s) => ({ name: s.name, events: s.events, cols: s.cols, rows: s.rows })),
       ...Array.from({ length: 30 }, (_, i) => ({ name: `random ${i}`, events: randomSession(1000 + i, 80, 24), cols: 80, rows: 24 })),
     ];
-    expect(sessions.length).toBeGreaterThan(40);
-    for (const s of sessions) {
-      expect(modelFinalScreen(filteredEvents(s.events), s.cols, s.rows), s.name).toEqual(modelFinalScreen(s.events, s.cols, s.rows));
-    }
+    expect(sessions.length).toBeGreaterThan(50);
+    let compared = 0;
+    for (const s of sessions) compared += compareFiltered(s.name, s.events, s.cols, s.rows, 40);
+    expect(compared).toBeGreaterThan(1500);
   });
 
   it('passes the player repaint of each scenario unchanged', () => {
