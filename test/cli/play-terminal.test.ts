@@ -8,7 +8,7 @@
 // to pause the player for good) and must not pause, speed up or stop it.
 // docs/security.md "Recordings played in the auditor's terminal".
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDir, tempDir } from '../iolog/helpers.js';
@@ -22,6 +22,8 @@ const DEADLINE_MS = 30_000;
 let home: string;
 let config: string;
 const sockets: string[] = [];
+/** The socket files of those servers (tmux leaves them behind after kill-server). */
+const socketPaths: string[] = [];
 
 /** A finished sudo session: `frames` of ttyout, each `[seconds since the previous, text]`. */
 function writeSession(dir: string, frames: Array<[number, string]>): void {
@@ -52,6 +54,7 @@ async function playInTmux(session: string, extra: string): Promise<{ exit: numbe
   const socket = `evio-play-${process.pid}-${sockets.length}`;
   sockets.push(socket);
   expect(tmux(socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'audit', '-x', '100', '-y', '30', 'sh').code).toBe(0);
+  socketPaths.push(tmux(socket, 'display-message', '-p', '#{socket_path}').out.trim());
   expect(tmux(socket, 'set-option', '-s', 'set-clipboard', 'on').code).toBe(0);
   const titleBefore = tmux(socket, 'display-message', '-p', '-t', 'audit', '#{pane_title}').out.trim();
   const cmd = `${process.execPath} ${BIN} --config ${config} iolog play ${session} ${extra}; echo "PLAY-EXIT-$?"`;
@@ -93,6 +96,7 @@ beforeAll(() => {
 
 afterAll(() => {
   for (const s of sockets) spawnSync('tmux', ['-L', s, 'kill-server'], { timeout: 10_000 });
+  for (const p of socketPaths) if (p) rmSync(p, { force: true });
   removeDir(home);
 });
 
