@@ -58,6 +58,8 @@ export { TypedInput, type TypedLine } from './iolog/typed-input.js';
 
 // Replay: bytes in, tokens, screens and text out.
 export { Parser, Tokenizer, Screen, renderScreen, ProcessedText, loadTerminfo, replayRange, screenAt, type ReplayItem, type TokenItem, type TextItem, type TerminfoEntry } from './replay/index.js';
+// What a player may write to a terminal (docs/replay.md "The terminal filter").
+export { TerminalFilter, filterTerminalOutput } from './replay/index.js';
 
 // Request signatures (docs/auth.md): what a client of the REST service needs.
 export { signRequest, signSha256, canonicalString, canonicalQuery, AUTH_PARAMS, type SignRequestInput, type SignedParts, type SignatureScheme } from './signing.js';

@@ -14,7 +14,7 @@ describe("import from 'evio'", () => {
     for (const name of [
       'Engine', 'loadSettings', 'parseEventQuery', 'openStoreByName', 'queryEvents', 'appendEvents', 'copyEvents', 'exportEvents', 'importEvents', 'purgeEvents', 'rotateEvents',
       'iologChunk', 'iologVariables', 'iologSearch', 'iologList', 'iologIndex', 'iologReplay', 'iologScreen', 'iologExport', 'openSession',
-      'Parser', 'Tokenizer', 'Screen', 'renderScreen', 'screenAt',
+      'Parser', 'Tokenizer', 'Screen', 'renderScreen', 'screenAt', 'TerminalFilter', 'filterTerminalOutput',
       'signRequest', 'signSha256', 'canonicalString', 'sendSigned', 'dispatch', 'EvioError',
     ]) {
       expect({ name, type: typeof evio[name] }).toEqual({ name, type: 'function' });

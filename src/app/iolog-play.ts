@@ -2,8 +2,23 @@
 // their recorded pace, read chunk by chunk through the chunk call (from the seek index's
 // nearest keyframe, so a long session starts at once), and the start at a time as a repaint of
 // the screen there. The CLI does the terminal: pacing, speed, keys.
+//
+// Everything written for the terminal passes the terminal filter (src/replay/terminal-filter.ts)
+// unless `raw`: the recorded user wrote those bytes, and OSC 52, titles, hyperlinks and queries
+// must not reach the auditor's terminal (docs/security.md). One filter per run of frames keeps a
+// sequence split over two records whole. The keys typed during play are read with KeyInput,
+// which consumes the terminal's answers whole instead of taking their characters for keys.
 import type { Engine } from '../engine.js';
+import { KeyInput } from '../replay/key-input.js';
+import { TerminalFilter, filterTerminalOutput } from '../replay/terminal-filter.js';
 import { iologChunk, iologCommands, iologScreen, type Params } from './iolog.js';
+
+export { KeyInput };
+
+export interface PlayOptions {
+  /** Write the session's bytes as recorded, without the terminal filter (sudoreplay's way). */
+  raw?: boolean;
+}
 
 /** Output streams a terminal shows. */
 const SHOWN = new Set(['ttyout', 'stdout', 'stderr']);
@@ -28,14 +43,22 @@ export interface PlayStart {
 }
 
 /** Where playing starts: the screen at `at` seconds (absent: the start, nothing to repaint). */
-export async function playStart(engine: Engine, file: string, at: string | undefined, signal?: AbortSignal): Promise<PlayStart> {
+export async function playStart(engine: Engine, file: string, at: string | undefined, signal?: AbortSignal, options: PlayOptions = {}): Promise<PlayStart> {
   const s = await iologScreen(engine, { file, at: at ?? '0' }, signal);
   if (at === undefined) return { repaint: '', offset: 0, cols: s.cols, rows: s.rows, duration: s.duration };
-  return { repaint: s.repaint, offset: s.offset, cols: s.cols, rows: s.rows, duration: s.duration };
+  // The repaint is made by the screen model from the cells, so it holds only what the filter
+  // passes; filtered all the same, so that nothing reaches the terminal unfiltered.
+  const repaint = options.raw ? s.repaint : Buffer.from(filterTerminalOutput(Buffer.from(s.repaint, 'utf8'))).toString('utf8');
+  return { repaint, offset: s.offset, cols: s.cols, rows: s.rows, duration: s.duration };
 }
 
-/** The frames from data-stream position `start` to the end, 256 KiB of data per chunk call. */
-export async function* playFrames(engine: Engine, file: string, start: number, signal?: AbortSignal): AsyncGenerator<PlayFrame> {
+/**
+ * The frames from data-stream position `start` to the end, 256 KiB of data per chunk call; their
+ * bytes filtered for the terminal unless `options.raw` (a frame may then be empty: its record
+ * held only dropped sequences, or the start of one that the next record ends).
+ */
+export async function* playFrames(engine: Engine, file: string, start: number, signal?: AbortSignal, options: PlayOptions = {}): AsyncGenerator<PlayFrame> {
+  const filter = options.raw ? null : new TerminalFilter();
   let pos = start;
   let lastMs: number | null = null;
   for (;;) {
@@ -53,11 +76,19 @@ export async function* playFrames(engine: Engine, file: string, start: number, s
       if (!SHOWN.has(item.cmd)) continue;
       const gapMs: number = lastMs === null || time === null ? 0 : Math.max(0, time - lastMs);
       if (time !== null) lastMs = time;
-      yield { gapMs, bytes: Buffer.from(item.blob, 'base64'), pos: p };
+      const bytes = Buffer.from(item.blob, 'base64');
+      yield { gapMs, bytes: filter ? toBuffer(filter.write(bytes)) : bytes, pos: p };
     }
     pos = c.start + c.len;
-    if (c.len === 0 || pos >= c.bytes) return;
+    if (c.len === 0 || pos >= c.bytes) break;
   }
+  // A character cut off by the end of the recording shows as U+FFFD, as it would have.
+  const tail = filter?.end();
+  if (tail && tail.length) yield { gapMs: 0, bytes: toBuffer(tail), pos };
+}
+
+function toBuffer(a: Uint8Array): Buffer {
+  return Buffer.from(a.buffer, a.byteOffset, a.length);
 }
 
 /** A command of the session's timeline: when it was entered (seconds from the start) and where. */

@@ -318,15 +318,17 @@ export async function iologCommands(engine: Engine, params: Params, signal?: Abo
 /**
  * `evio iolog export --format asciicast`: a session as an asciicast v2 file, streamed to the
  * writable `open` gives — called only once the request is valid and the session open, so a bad
- * call leaves no empty output file behind.
+ * call leaves no empty output file behind. Output events pass the terminal filter (a player
+ * writes them to a terminal) unless `raw=1`.
  */
 export async function iologExport(engine: Engine, params: Params, open: () => Writable, signal?: AbortSignal): Promise<Writable> {
   const format = single(params, 'format');
   if (format !== 'asciicast') throw evioError('IOLOG_BAD_EXPORT_FORMAT', `--format ${String(format ?? '(missing)')}: use --format asciicast`);
   const file = required(params, 'file');
   const [{ openSession }, { exportAsciicast }] = await Promise.all([import('../iolog/locate.js'), import('../iolog/export-asciicast.js')]);
+  const raw = flag(params, 'raw');
   const session = await openSession(roots(engine), file);
   const out = open();
-  await exportAsciicast(session, out, signal);
+  await exportAsciicast(session, out, signal, { raw });
   return out;
 }

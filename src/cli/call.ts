@@ -2,21 +2,28 @@
 // service, in-process: no signature, but the same settings, roots and validation.
 import { dispatch } from '../app/router.js';
 import { queryFromSearch } from '../app/query-params.js';
+import { filterForTerminal } from '../app/terminal-output.js';
 import type { ApiResponse } from '../app/types.js';
 import { usageError, type CliCommand, type CliIo } from './io.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
 
-const HELP = `Usage: evio call METHOD 'PATH?QUERY' [--data JSON]
+const HELP = `Usage: evio call METHOD 'PATH?QUERY' [--data JSON] [--raw]
 
 Runs one REST request through the service's handlers in-process and prints the JSON body.
 Exits 0 when the answer's status is 0.
+A raw answer (GET /REST/iologfile: a session file as recorded) written to a terminal passes the
+terminal filter: what the recorded user could aim at this terminal (clipboard, titles, links,
+queries) is dropped. To a file or a pipe it is written as it is; --raw writes it as it is always.
 
 Example:
   evio call GET '/REST/v2.0/events?format=ff&file=events.ndjson&runuser=root&limit=3'
   evio call DELETE '/REST/v2.0/events?format=db&to=2026/01/31'`;
 
-/** Writes a response body to `out`; returns the answer's status code (0 = success). */
-export async function writeResponse(res: ApiResponse, out: CliIo['out']): Promise<number> {
+/**
+ * Writes a response body to `out`; returns the answer's status code (0 = success). A raw answer
+ * goes through the terminal filter when `out` is a terminal, unless `raw`.
+ */
+export async function writeResponse(res: ApiResponse, out: CliIo['out'], options: { raw?: boolean } = {}): Promise<number> {
   const write = (s: string | Buffer) => new Promise<void>((resolve, reject) => out.write(s, (err) => (err ? reject(err) : resolve())));
   if (res.kind === 'json') {
     await write(`${JSON.stringify(res.body)}\n`);
@@ -27,7 +34,8 @@ export async function writeResponse(res: ApiResponse, out: CliIo['out']): Promis
     await write('\n');
     return res.status();
   }
-  for await (const chunk of res.stream) await write(chunk as Buffer);
+  const stream = out.isTTY && !options.raw ? filterForTerminal(res.stream as AsyncIterable<Uint8Array>) : res.stream;
+  for await (const chunk of stream) await write(chunk as Buffer);
   return 0;
 }
 
@@ -36,7 +44,7 @@ export const callCommand: CliCommand = {
   summary: 'run one REST request in-process (no signature) and print the JSON',
   async run(argv, io) {
     if (wantsHelp(argv, HELP, io.out)) return 0;
-    const f = parseFlags(argv, { command: 'call', values: ['data'], positionals: 2 });
+    const f = parseFlags(argv, { command: 'call', values: ['data'], switches: ['raw'], positionals: 2 });
     const [method, target] = f.positionals;
     if (!method || !target) throw usageError(`call needs METHOD and PATH\n\n${HELP}`);
     const url = new URL(target, 'http://local');
@@ -57,7 +65,7 @@ export const callCommand: CliCommand = {
       signal: io.signal,
       remote: 'local',
     });
-    const status = await writeResponse(res, io.out);
+    const status = await writeResponse(res, io.out, { raw: f.bools.has('raw') });
     return status === 0 ? 0 : 1;
   },
 };

@@ -144,9 +144,16 @@ const SUBS: Record<string, Sub> = {
     },
   },
   export: {
-    usage: 'evio iolog export --format asciicast FILE [--out F]',
-    help: 'Writes a session as asciicast v2 (asciinema) to F or standard output.',
+    usage: 'evio iolog export --format asciicast FILE [--out F] [--raw]',
+    help:
+      'Writes a session as asciicast v2 (asciinema) to F or standard output.\n' +
+      'asciinema play writes the output events to the viewer\'s terminal, so they pass the terminal filter:\n' +
+      'what draws the screen is kept (text, colours, cursor, erase, scrolling, charsets, screen modes), what the\n' +
+      'recorded user could aim at the viewer\'s terminal is dropped (clipboard OSC 52, titles, hyperlinks, every\n' +
+      'other OSC, DCS, APC, queries and reports, window operations, mouse and focus reporting).\n' +
+      '--raw exports the output as recorded (the events then can set the viewer\'s clipboard or make its terminal type).',
     flags: ['format', 'out'],
+    bools: ['raw'],
     positionals: ['file'],
     async run(a, io) {
       const outPath = typeof a.out === 'string' ? a.out : undefined;
@@ -184,7 +191,7 @@ ${Object.entries(SUBS)
   .join('\n')}
   evio iolog replay FILE [--term T] [--start N] [--len N]
   evio iolog screen FILE [--at SECONDS] [--json] [--cells]
-  evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS]
+  evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS] [--raw]
 
 Run evio iolog COMMAND --help for details.
 

@@ -1,22 +1,32 @@
-// `evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS]`: plays a session in
-// the terminal at its recorded pace, as sudoreplay does: pauses longer than the idle limit are
-// cut to it (sudoreplay -m), the speed divides every pause (sudoreplay -s). When standard input
-// is a terminal it is put in raw mode for the keys (space, < > - +, . n, q), and restored on
-// every way out (end, q, Ctrl-C, SIGTERM, an error). Without a terminal it plays without keys.
+// `evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS] [--raw]`: plays a
+// session in the terminal at its recorded pace, as sudoreplay does: pauses longer than the idle
+// limit are cut to it (sudoreplay -m), the speed divides every pause (sudoreplay -s). Unlike
+// sudoreplay, what the recording wrote passes the terminal filter first (src/app/iolog-play.ts):
+// no clipboard, title, hyperlink or query reaches this terminal; --raw writes the bytes as
+// recorded. When standard input is a terminal it is put in raw mode for the keys (space, < > - +,
+// . n, q), read so that the terminal's own answers are never taken for keys; pending input is
+// read and dropped before the terminal is restored on every way out (end, q, Ctrl-C, SIGTERM, an
+// error). Without a terminal it plays without keys.
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { playCommands, playFrames, playStart, type PlayCommand } from '../app/iolog-play.js';
+import { KeyInput, playCommands, playFrames, playStart, type PlayCommand } from '../app/iolog-play.js';
 import { evioError } from '../errors.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
 import { usageError, type CliIo } from './io.js';
 
-export const PLAY_HELP = `Usage: evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS]
+export const PLAY_HELP = `Usage: evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS] [--raw]
 
 Plays a session's output in this terminal at its recorded pace, like sudoreplay.
   --speed X          faster (2, 16) or slower (0.5); 1/16 to 64, default 1
   --at SECONDS       start at that time: the screen there is drawn first (from the seek index)
   --idle-limit S     pauses longer than S seconds (after the speed) are cut to S; default 2,
                      0 keeps every pause
+  --raw              write the recorded bytes unfiltered. By default only what draws the
+                     screen is written (text, colours, cursor, erase, scrolling, charsets,
+                     screen modes); what the recorded user could aim at this terminal is
+                     dropped: clipboard (OSC 52), titles, hyperlinks and every other OSC, DCS,
+                     APC, queries and reports, window operations, mouse and focus reporting.
+                     With --raw the recording can set your clipboard and make your terminal type.
 Keys (when standard input is a terminal):
   space  pause / resume        < or -  half the speed     > or +  double the speed
   . or n jump to the next command (when the session's command timeline is known)
@@ -41,7 +51,7 @@ async function write(out: Writable, data: string | Uint8Array): Promise<void> {
 }
 
 /** What the keys change; `wake` ends the current pause early. */
-class PlayState {
+export class PlayState {
   paused = false;
   quit = false;
   /** Seconds to jump to (next command). */
@@ -75,29 +85,51 @@ class PlayState {
   }
 }
 
-/** Raw-mode key reading on a terminal; `close` gives the terminal back as it was. */
-function keyReader(state: PlayState, onNext: () => void): { close(): void } {
+/**
+ * The player's keys from terminal input: `write` each read. Sequences that begin with ESC —
+ * cursor keys, and the terminal's answers (CPR `ESC [ 12;40 R`, XTVERSION `ESC P > | tmux 3.3a
+ * ESC \`, DA ...) — are consumed whole, also when split over reads, so their spaces, `>` or `q`
+ * never pause, speed up or quit.
+ */
+export function playKeys(state: PlayState, onNext: () => void): { write(buf: Uint8Array): void } {
+  const input = new KeyInput((k) => {
+    if (k === 'q' || k === 'Q' || k === '\x03') state.quit = true;
+    else if (k === ' ') state.paused = !state.paused;
+    else if (k === '<' || k === '-') state.speed = Math.max(MIN_SPEED, state.speed / 2);
+    else if (k === '>' || k === '+') state.speed = Math.min(MAX_SPEED, state.speed * 2);
+    else if (k === '.' || k === 'n') onNext();
+  });
+  return {
+    write(buf) {
+      input.write(buf);
+      state.wake();
+    },
+  };
+}
+
+/** Two turns of the event loop: what the terminal had already sent has been read by then. */
+function readPending(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}
+
+/**
+ * Raw-mode key reading on a terminal. `drain` reads and drops what is pending (a late answer of
+ * the terminal must not reach the shell after exit), `close` gives the terminal back as it was.
+ */
+function keyReader(state: PlayState, onNext: () => void): { drain(): Promise<void>; close(): void } {
   const stdin = process.stdin;
   const wasRaw = stdin.isRaw;
   stdin.setRawMode(true);
   stdin.resume();
-  const onData = (buf: Buffer) => {
-    for (const b of buf) {
-      const k = String.fromCharCode(b);
-      if (k === 'q' || k === 'Q' || b === 0x03) state.quit = true;
-      else if (k === ' ') state.paused = !state.paused;
-      else if (k === '<' || k === '-') state.speed = Math.max(MIN_SPEED, state.speed / 2);
-      else if (k === '>' || k === '+') state.speed = Math.min(MAX_SPEED, state.speed * 2);
-      else if (k === '.' || k === 'n') onNext();
-    }
-    state.wake();
-  };
-  stdin.on('data', onData);
+  const keys = playKeys(state, onNext);
+  let onData = (buf: Buffer) => keys.write(buf);
+  const listener = (buf: Buffer) => onData(buf);
+  stdin.on('data', listener);
   let closed = false;
   const close = () => {
     if (closed) return;
     closed = true;
-    stdin.off('data', onData);
+    stdin.off('data', listener);
     try {
       stdin.setRawMode(wasRaw);
     } catch {
@@ -105,13 +137,19 @@ function keyReader(state: PlayState, onNext: () => void): { close(): void } {
     }
     stdin.pause();
   };
+  const drain = async () => {
+    if (closed) return;
+    // Still in raw mode: an answer without a line end is readable now, not after the restore.
+    onData = () => {};
+    await readPending();
+  };
   process.once('exit', close);
-  return { close };
+  return { drain, close };
 }
 
 export async function runPlay(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, PLAY_HELP, io.out)) return 0;
-  const f = parseFlags(argv, { command: 'iolog play', values: ['speed', 'at', 'idle-limit'], positionals: 1 });
+  const f = parseFlags(argv, { command: 'iolog play', values: ['speed', 'at', 'idle-limit'], switches: ['raw'], positionals: 1 });
   if (f.positionals.length !== 1) throw usageError('give exactly one FILE (evio iolog play FILE)');
   const file = f.positionals[0]!;
   const speedText = strFlag(f, 'speed');
@@ -119,10 +157,11 @@ export async function runPlay(argv: string[], io: CliIo): Promise<number> {
   if (!(speed >= MIN_SPEED && speed <= MAX_SPEED)) throw evioError('IOLOG_PLAY_BAD_SPEED', `--speed "${String(speedText).slice(0, 20)}": give a number from 0.0625 to 64`);
   const idleMs = decimal(strFlag(f, 'idle-limit'), 'idle-limit', 2) * 1000;
   const at = strFlag(f, 'at');
+  const options = { raw: f.bools.has('raw') };
   const engine = io.engine();
   const signal = io.signal;
   const state = new PlayState(speed);
-  let start = await playStart(engine, file, at, signal);
+  let start = await playStart(engine, file, at, signal, options);
   let commands: Promise<PlayCommand[] | null> | null = null;
   let now = at === undefined ? 0 : Number(at);
   const onNext = () => {
@@ -145,7 +184,7 @@ export async function runPlay(argv: string[], io: CliIo): Promise<number> {
     let from = start.offset;
     for (;;) {
       let jumped = false;
-      for await (const frame of playFrames(engine, file, from, signal)) {
+      for await (const frame of playFrames(engine, file, from, signal, options)) {
         const pause = frame.gapMs / state.speed;
         await state.sleep(idleMs > 0 ? Math.min(pause, idleMs) : pause, signal);
         await state.whilePaused(signal);
@@ -153,19 +192,22 @@ export async function runPlay(argv: string[], io: CliIo): Promise<number> {
         if (state.jumpTo !== null) {
           now = state.jumpTo;
           state.jumpTo = null;
-          start = await playStart(engine, file, String(now.toFixed(6)), signal);
+          start = await playStart(engine, file, String(now.toFixed(6)), signal, options);
           await write(io.out, start.repaint);
           from = start.offset;
           jumped = true;
           break;
         }
-        await write(io.out, frame.bytes);
+        if (frame.bytes.length) await write(io.out, frame.bytes);
         now += frame.gapMs / 1000;
       }
       if (!jumped) return 0;
     }
   } finally {
     signal.removeEventListener('abort', stop);
-    keys?.close();
+    if (keys) {
+      await keys.drain();
+      keys.close();
+    }
   }
 }

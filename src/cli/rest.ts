@@ -2,13 +2,14 @@
 // prints the JSON answer as it arrives (large answers are not held in memory).
 import { findApp, readKeystore } from '../keystore.js';
 import { sendSigned } from '../app/rest-client.js';
+import { filterForTerminal } from '../app/terminal-output.js';
 import type { SignatureScheme } from '../signing.js';
 import { evioError } from '../errors.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
 import { usageError, type CliCommand, type CliIo } from './io.js';
 
 const HELP = `Usage: evio rest [--url URL] --appid ID (--key KEY | --keystore FILE) [-X METHOD]
-                 [--data JSON] [--insecure] [--legacy-md5] [METHOD] PATH
+                 [--data JSON] [--insecure] [--legacy-md5] [--raw] [METHOD] PATH
 
 Signs one REST call (appid, timestamp, hmac; docs/auth.md), sends it and prints the JSON answer.
 Exits 0 when the answer's status is 0.
@@ -21,6 +22,10 @@ Exits 0 when the answer's status is 0.
   --data JSON      request body
   --insecure       accept a certificate that does not verify (self-signed test setups)
   --legacy-md5     sign with the legacy HMAC-MD5 scheme (apps that enable it)
+  --raw            write a raw answer (GET /REST/iologfile: a session file as recorded) as it is
+                   also to a terminal; without it, a raw answer written to a terminal passes the
+                   terminal filter (no clipboard, title, link or query of the recorded user
+                   reaches the terminal). To a file or a pipe it is always written as it is.
 
 Example:
   evio rest --url http://127.0.0.1:24351 --appid admin --keystore evio-data/keystore.json \\
@@ -60,7 +65,7 @@ export const restCommand: CliCommand = {
     if (wantsHelp(argv, HELP, io.out)) return 0;
     // -X METHOD as in curl
     const args = argv.map((a) => (a === '-X' ? '--method' : a));
-    const f = parseFlags(args, { command: 'rest', values: ['url', 'appid', 'key', 'keystore', 'method', 'data'], switches: ['insecure', 'legacy-md5'], positionals: 2 });
+    const f = parseFlags(args, { command: 'rest', values: ['url', 'appid', 'key', 'keystore', 'method', 'data'], switches: ['insecure', 'legacy-md5', 'raw'], positionals: 2 });
     let method = strFlag(f, 'method')?.toUpperCase();
     let path: string | undefined;
     const pos = f.positionals;
@@ -109,7 +114,8 @@ export const restCommand: CliCommand = {
     // A closed stdout pipe is the reader having enough, not a failure worth a stack trace (the
     // stream reports it after the write callback, so the listener stays until exit).
     if (!io.out.listeners('error').includes(ignoreEpipe)) io.out.on('error', ignoreEpipe);
-    for await (const chunk of res as AsyncIterable<Buffer>) {
+    const body = !isJson && io.out.isTTY && !f.bools.has('raw') ? filterForTerminal(res as AsyncIterable<Buffer>) : (res as AsyncIterable<Buffer>);
+    for await (const chunk of body) {
       if (head.length < 64) head += chunk.subarray(0, 64).toString('utf8');
       tail = (tail + chunk.subarray(Math.max(0, chunk.length - 4096)).toString('utf8')).slice(-4096);
       last = chunk;

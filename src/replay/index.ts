@@ -2,6 +2,8 @@
 // Imports neither src/eventlog nor src/iolog (DESIGN §1).
 export { Parser, type ParserHandler, type ParserOptions, utf16ToString } from './parser.js';
 export { Params } from './params.js';
+export { TerminalFilter, filterTerminalOutput, SAFE_ANSI_MODES, SAFE_PRIVATE_MODES } from './terminal-filter.js';
+export { KeyInput } from './key-input.js';
 export { Tokenizer, capabilityMapFor, type TokenizerOptions } from './tokenizer.js';
 export type { ReplayItem, TokenItem, TextItem } from './types.js';
 export { CapabilityMap, REPORTED_NAMES } from './capability-map.js';

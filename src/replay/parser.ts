@@ -10,6 +10,10 @@
 //
 // Every piece of state (parser state, partial UTF-8, partial sequence, partial string) lives on
 // the instance, so input may be split anywhere. Nothing here throws on malformed input.
+//
+// With `keepSequenceBytes`, the parser also keeps the bytes of the ESC or CSI sequence it is
+// reading (across writes, up to MAX_SEQUENCE_BYTES), so that a handler can pass a sequence on
+// exactly as it came (the terminal filter, terminal-filter.ts). Without it nothing is kept.
 import { Params } from './params.js';
 import { Action, NON_ASCII_PRINTABLE, State, STATE_MASK, TRANSITIONS, TRANSITION_ACTION_SHIFT } from './transition-table.js';
 
@@ -42,7 +46,12 @@ export interface ParserHandler {
 export interface ParserOptions {
   /** UTF-16 code units kept of one OSC/DCS/SOS/PM/APC payload; the rest is counted, not kept. */
   maxStringLength?: number;
+  /** Keep the bytes of the current ESC/CSI sequence for `sequenceBytes()` (off: nothing kept). */
+  keepSequenceBytes?: boolean;
 }
+
+/** Longest ESC/CSI sequence whose bytes `sequenceBytes()` gives; a longer one gives null. */
+export const MAX_SEQUENCE_BYTES = 1024;
 
 const PRINT_BUF_SIZE = 4096;
 const REPLACEMENT = 0xfffd;
@@ -86,11 +95,39 @@ export class Parser {
   private strType = 0;
   private dcsCollect = 0;
   private dcsFinal = 0;
+  // Bytes of the ESC/CSI sequence being read (keepSequenceBytes): `seqData[seqStart..)` of the
+  // current write, after `seqCarry[0..seqCarryLen)` kept from earlier writes; seqStart -1: none.
+  private readonly keepSeq: boolean;
+  private seqData: Uint8Array = new Uint8Array(0);
+  private seqStart = -1;
+  private seqEnd = 0;
+  private seqCarry: Uint8Array | null = null;
+  private seqCarryLen = 0;
+  /** Bytes carried from earlier writes or around controls, stored or not (past the cap). */
+  private seqCarried = 0;
 
   constructor(private readonly handler: ParserHandler, options: ParserOptions = {}) {
     const max = Math.max(0, Math.min(options.maxStringLength ?? 4096, 1 << 20));
     this.strBuf = new Uint16Array(max);
+    this.keepSeq = options.keepSequenceBytes === true;
     this.params.reset();
+  }
+
+  /**
+   * Inside an `esc` or `csi` call (with `keepSequenceBytes`): the sequence's bytes as they came,
+   * from its introducer (ESC, or the UTF-8 bytes of a C1 CSI) to its final byte, however the input
+   * was split. C0 controls inside it are left out (they were handed to `execute` as they came);
+   * DEL inside it is kept. Null when the sequence is longer than MAX_SEQUENCE_BYTES or bytes are
+   * not kept. The array may be a view of the caller's input: copy it to keep it.
+   */
+  sequenceBytes(): Uint8Array | null {
+    if (this.seqStart < 0 || this.seqCarried + this.seqEnd - this.seqStart > MAX_SEQUENCE_BYTES) return null;
+    const tail = this.seqData.subarray(this.seqStart, this.seqEnd);
+    if (this.seqCarried === 0) return tail;
+    const out = new Uint8Array(this.seqCarryLen + tail.length);
+    out.set(this.seqCarry!.subarray(0, this.seqCarryLen));
+    out.set(tail, this.seqCarryLen);
+    return out;
   }
 
   /** Back to the initial state (RIS); partial input is forgotten. */
@@ -106,6 +143,9 @@ export class Parser {
     this.strKind = StringKind.NONE;
     this.strLen = 0;
     this.strDropped = 0;
+    this.seqStart = -1;
+    this.seqCarryLen = 0;
+    this.seqCarried = 0;
   }
 
   /** True when no sequence, string or UTF-8 character is partially read. */
@@ -137,6 +177,8 @@ export class Parser {
     const params = this.params;
     const buf = this.printBuf;
     const n = data.length;
+    const keepSeq = this.keepSeq;
+    if (keepSeq) this.seqData = data;
     let state = this.state;
     let plen = 0;
     let needed = this.u8needed;
@@ -230,6 +272,7 @@ export class Parser {
       }
       if (action === Action.IGNORE) {
         state = transition & STATE_MASK;
+        if (keepSeq && state === State.GROUND) this.seqStart = -1;
         continue;
       }
       switch (action) {
@@ -254,9 +297,11 @@ export class Parser {
           }
           break;
         case Action.ESC_DISPATCH:
+          if (keepSeq) this.seqEnd = i;
           handler.esc(this.collect, cp);
           break;
         case Action.CSI_DISPATCH:
+          if (keepSeq) this.seqEnd = i;
           handler.csi(params, this.collect, cp);
           break;
         case Action.DCS_HOOK:
@@ -287,11 +332,61 @@ export class Parser {
           break;
       }
       state = transition & STATE_MASK;
+      if (keepSeq) this.trackSequence(data, i, cp, action, state);
     }
     if (plen > 0) handler.print(buf, 0, plen);
     if (inRun) handler.printRunEnd();
     this.state = state;
     this.u8needed = needed;
+    if (keepSeq && this.seqStart >= 0) {
+      // The sequence goes on in the next write: keep what this one holds of it.
+      this.carrySequence(data, this.seqStart, n);
+      this.seqStart = 0;
+    }
+  }
+
+  /** keepSequenceBytes: where a sequence begins, goes on around a control, or ends. */
+  private trackSequence(data: Uint8Array, i: number, cp: number, action: number, next: number): void {
+    if ((next === State.ESCAPE && cp === 0x1b) || (next === State.CSI_ENTRY && cp === 0x9b)) {
+      // ESC (1 byte) or C1 CSI (C2 9B; its C2 may have come in the previous write).
+      this.seqCarryLen = 0;
+      this.seqCarried = 0;
+      const start = i - (cp === 0x9b ? 2 : 1);
+      if (start >= 0) {
+        this.seqStart = start;
+      } else {
+        this.carryByte(0xc2);
+        this.seqStart = 0;
+      }
+    } else if (this.seqStart < 0) {
+      return;
+    } else if (next === State.GROUND || next > State.CSI_IGNORE) {
+      // Dispatched, aborted, or a string begins (its bytes are not kept).
+      this.seqStart = -1;
+    } else if (action === Action.EXECUTE) {
+      // A C0 control inside the sequence: the bytes before it are kept, the control is not.
+      this.carrySequence(data, this.seqStart, i - 1);
+      this.seqStart = i;
+    }
+  }
+
+  /** Keeps `data[from..to)` of the current sequence (stored up to MAX_SEQUENCE_BYTES, counted all). */
+  private carrySequence(data: Uint8Array, from: number, to: number): void {
+    const room = MAX_SEQUENCE_BYTES - this.seqCarryLen;
+    const end = Math.min(to, from + Math.max(0, room));
+    for (let k = from; k < end; k++) this.carryByte(data[k]!);
+    this.seqCarried += to - end;
+  }
+
+  private carryByte(b: number): void {
+    this.seqCarried++;
+    if (this.seqCarryLen >= MAX_SEQUENCE_BYTES) return;
+    if (this.seqCarry === null || this.seqCarryLen === this.seqCarry.length) {
+      const grown = new Uint8Array(Math.min(MAX_SEQUENCE_BYTES, Math.max(64, this.seqCarryLen * 2)));
+      if (this.seqCarry) grown.set(this.seqCarry.subarray(0, this.seqCarryLen));
+      this.seqCarry = grown;
+    }
+    this.seqCarry[this.seqCarryLen++] = b;
   }
 
   private addParamByte(code: number): void {

@@ -63,6 +63,8 @@ beforeAll(() => {
   writeFileSync(config, JSON.stringify({ home, iologdirs: [root], iologcache: join(home, 'index.sqlite'), workers: 1, interactiveWorkers: 1 }));
   writeSession(join(root, 'quick'), ['\x1b[01;31mroot@db01\x1b[00m:~# ', 'l', 's', '\r\n', 'README  data.csv  id_rsa.pub\r\n', 'root@db01:~# ', 'héllo wörld 日本\r\n'], 5);
   writeSession(join(root, 'slow'), Array.from({ length: 20 }, (_, i) => `frame ${i}\r\n`), 400);
+  // What the recorded user aims at the auditor's terminal, split over records.
+  writeSession(join(root, 'crafted'), ['$ ', '\x1b]52;c;Y3VybCBldmls', 'IHwgc2g=\x07ok', '\x1b]2;t\x1b', '\\\x1b[c\x1b[', '6n\x1b[?1000h\x1b[1mbold\x1b[0m\r\n'], 5);
 });
 afterAll(() => removeDir(home));
 
@@ -98,7 +100,7 @@ describe('evio iolog play', () => {
     expect(last).toBeLessThan(600);
   });
 
-  it('plays without keys when there is no terminal, and refuses a bad speed with 1452', async () => {
+  it('plays without keys when there is no terminal, filters what is not for the screen (not with --raw), and refuses a bad speed with 1452', async () => {
     const want = readFileSync(join(home, 'iolog', 'quick', 'ttyout'));
     const run = (args: string[]) =>
       new Promise<{ out: Buffer; err: string; code: number | null }>((resolve) => {
@@ -118,6 +120,12 @@ describe('evio iolog play', () => {
     expect(text.startsWith('\x1b[?7l\x1b[H\x1b[2J')).toBe(true);
     expect(text).toContain('frame 9');
     expect(text.slice(text.indexOf('frame 9')).match(/frame \d+/g)).toEqual(Array.from({ length: 11 }, (_, i) => `frame ${9 + i}`));
+    // The terminal filter: clipboard, title, queries and mouse mode are dropped; --raw keeps them.
+    const crafted = await run(['iolog', 'play', 'crafted', '--speed', '64']);
+    expect(crafted.code).toBe(0);
+    expect(crafted.out.toString('utf8')).toBe('$ ok\x1b[1mbold\x1b[0m\r\n');
+    const raw = await run(['iolog', 'play', 'crafted', '--speed', '64', '--raw']);
+    expect(raw.out.equals(readFileSync(join(home, 'iolog', 'crafted', 'ttyout')))).toBe(true);
     const bad = await run(['iolog', 'play', 'quick', '--speed', '1000']);
     expect(bad.code).not.toBe(0);
     expect(bad.err).toMatch(/1452/);

@@ -1,6 +1,6 @@
 // Export to asciicast, the session generator, the CLI and the HTTP handlers on top.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,13 +58,45 @@ describe('export asciicast', () => {
     ]);
   });
 
+  it("drops what would write outside the viewer's screen from output events (one sequence over two records is judged whole); --raw keeps it", async () => {
+    // A session (ttyout and ttyin) whose output writes the clipboard, sets a title and asks for a
+    // cursor report; the OSC 52 is split over two records.
+    const root = tempDir('evio-export-');
+    const own = makeEngine([root], { workers: 1 });
+    const dir = join(root, 'crafted');
+    mkdirSync(dir, { recursive: true });
+    const out = ['$ ', '\x1b]52;c;Y3VybCBldmls', 'IHwgc2g=\x07ok', '\x1b]2;pwned\x07\x1b[6n\x1b[1mx\x1b[0m\r\n'];
+    const typed = '\x1b[Aq';
+    writeFileSync(join(dir, 'ttyout'), out.join(''));
+    writeFileSync(join(dir, 'ttyin'), typed);
+    writeFileSync(join(dir, 'timing'), [...out.map((o, i) => `4 0.${i + 1}00000 ${Buffer.byteLength(o)}\n`), `3 0.100000 ${typed.length}\n`].join(''));
+    writeFileSync(join(dir, 'log.json'), JSON.stringify({ timestamp: { seconds: 1767225600, nanoseconds: 0 }, runuser: 'root', command: '/bin/sh', columns: 80, lines: 24 }));
+    chmodSync(join(dir, 'timing'), 0o400);
+    const events = async (...extra: string[]) => {
+      const io = fakeIo(own);
+      expect(await iologCommand.run(['export', '--format', 'asciicast', dir, ...extra], io)).toBe(0);
+      return io.text().trim().split('\n').slice(1).map((l) => JSON.parse(l) as [number, string, string]);
+    };
+    expect((await events()).map(([, c, d]) => [c, d])).toEqual([
+      ['o', '$ '],
+      ['o', 'ok'],
+      ['o', '\x1b[1mx\x1b[0m\r\n'],
+      ['i', typed],
+    ]);
+    const raw = await events('--raw');
+    expect(raw.filter(([, c]) => c === 'o').map(([, , d]) => d).join('')).toBe(out.join(''));
+    expect(raw.filter(([, c]) => c === 'i').map(([, , d]) => d)).toEqual([typed]);
+    await own.close();
+    removeDir(root);
+  });
+
   it('round-trips through the asciicast reader for every sample (output and input text)', async () => {
     const dir = tempDir();
     try {
       for (const s of sudoSessionDirs(join(SAMPLES, 'sudo-io'))) {
         const f = join(dir, 'x.cast');
         const io = fakeIo(engine);
-        await iologCommand.run(['export', '--format', 'asciicast', s, '--out', f], io);
+        await iologCommand.run(['export', '--format', 'asciicast', s, '--out', f, '--raw'], io);
         const back = new AsciicastSession(f);
         const parts: Buffer[] = [];
         for await (const ev of back.events()) if (ev.kind === 'data' && ev.stream === 'ttyout') parts.push(Buffer.from(ev.bytes));
