@@ -40,7 +40,7 @@ export interface ConnectionOptions {
 }
 
 /** Messages held behind an asynchronous step before the socket is paused. */
-const QUEUE_PAUSE_BYTES = 1024 * 1024;
+const QUEUE_PAUSE_BYTES = 256 * 1024;
 
 const STATE_ALLOWS: Record<State, ReadonlySet<ClientMessage['type']>> = {
   hello: new Set(['hello', 'accept', 'reject', 'restart', 'alert']),
