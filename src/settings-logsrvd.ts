@@ -32,6 +32,10 @@ export interface LogsrvdSettings {
   maxConnectionsPerAddress: number;
   /** Bytes one connection may send per second on average; 0 = no bound. */
   maxBytesPerSecond: number;
+  /** Keep tty input typed after a password prompt (false: masked with `*`, sudo_logsrvd's log_passwords=false). */
+  logPasswords: boolean;
+  /** The password prompt, a regular expression matched at the end of the terminal's output. */
+  passprompt: string;
 }
 
 const DEFAULTS: LogsrvdSettings = {
@@ -46,6 +50,8 @@ const DEFAULTS: LogsrvdSettings = {
   maxConnections: 4096,
   maxConnectionsPerAddress: 512,
   maxBytesPerSecond: 0,
+  logPasswords: false,
+  passprompt: '[Pp]assword[: ]*',
 };
 
 const NUMBERS = ['commitIntervalMs', 'frameTimeoutMs', 'helloTimeoutMs', 'maxConnections', 'maxConnectionsPerAddress', 'maxBytesPerSecond'] as const;
@@ -72,9 +78,19 @@ export function parseLogsrvdSettings(v: unknown, source: string, p: (path: strin
   }
   if (out.iologDir !== '') out.iologDir = p(out.iologDir);
   if (out.iologFile === '' || out.iologFile.startsWith('/')) throw bad('.iologFile must be a relative template such as "%{seq}"');
-  if (o.compress !== undefined) {
-    if (typeof o.compress !== 'boolean') throw bad('.compress must be true or false');
-    out.compress = o.compress;
+  for (const k of ['compress', 'logPasswords'] as const) {
+    if (o[k] === undefined) continue;
+    if (typeof o[k] !== 'boolean') throw bad(`.${k} must be true or false`);
+    out[k] = o[k] as boolean;
+  }
+  if (o.passprompt !== undefined) {
+    if (typeof o.passprompt !== 'string' || o.passprompt === '' || o.passprompt.length > 256) throw bad('.passprompt must be a regular expression of 1-256 characters');
+    try {
+      new RegExp(o.passprompt);
+    } catch (err) {
+      throw bad(`.passprompt is not a valid regular expression: ${(err as Error).message}`);
+    }
+    out.passprompt = o.passprompt;
   }
   for (const k of NUMBERS) {
     if (o[k] === undefined) continue;

@@ -7,6 +7,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { evioError } from './errors.js';
 import { ownRecord, ownValue } from './own-property.js';
 import { parseLogsrvdSettings, type LogsrvdSettings } from './settings-logsrvd.js';
+import { parseRedactRules, type RedactRule } from './settings-redact.js';
 
 export interface TlsSettings {
   cert: string;
@@ -92,6 +93,8 @@ export interface Settings {
   auditRefusedPerMinute: number;
   /** The log server sudo clients send to (settings-logsrvd.ts, docs/logserver.md). */
   logsrvd: LogsrvdSettings;
+  /** Redaction rules applied to terminal data before it is written (settings-redact.ts). */
+  redact: RedactRule[];
   /** Where the settings came from, for messages; null = defaults only. */
   source: string | null;
 }
@@ -136,6 +139,7 @@ const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'recor
   auditlog: 'string',
   auditRefusedPerMinute: 'number',
   logsrvd: 'object',
+  redact: 'object',
 };
 
 function checkType(key: string, v: unknown, source: string): void {
@@ -280,6 +284,7 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     auditlog: keyword((raw.auditlog as string | undefined) ?? resolve(home, 'audit.ndjson'), ['off'], p),
     auditRefusedPerMinute: (raw.auditRefusedPerMinute as number | undefined) ?? 60,
     logsrvd: parseLogsrvdSettings(raw.logsrvd, file ? resolve(cwd, file) : 'settings', p),
+    redact: parseRedactRules(raw.redact, file ? resolve(cwd, file) : 'settings'),
     source: file ? resolve(cwd, file) : null,
     ...opts.overrides,
   };

@@ -15,10 +15,18 @@ import { SudoJsonMapper } from '../eventlog/import/map-json.js';
 import { defaultMapContext, type AcceptInfo, type ImportRecord } from '../eventlog/import/types.js';
 import { openStore, parseStoreName } from '../eventlog/stores.js';
 import type { EventStore } from '../eventlog/types.js';
+import { SessionMasker, type MaskOptions, type MaskSink } from '../iolog/redact/masker.js';
 import { LogIds } from './log-ids.js';
 import { createIologSession, reopenIologSession, type InfoValue, type IologSession, type IologWriterOptions, type TimeSpec } from '../iolog/writer/index.js';
 
 export type { InfoValue, TimeSpec } from '../iolog/writer/index.js';
+
+/** Matches masked before writing, per redaction rule, since the process started (for /metrics). */
+export const redactionCounts = new Map<string, number>();
+
+function countRedactions(rule: string, n: number): void {
+  redactionCounts.set(rule, (redactionCounts.get(rule) ?? 0) + n);
+}
 
 /** Run-time information keys every Accept and Reject must carry (sudo_logsrv.proto(5)). */
 const REQUIRED_INFO = ['command', 'runuser', 'submithost', 'submituser'] as const;
@@ -167,6 +175,8 @@ export async function openLogReceiver(engine: Engine, opts: LogReceiverOptions =
 
   const serverTime = () => timeObject(nowSpec());
 
+  const maskOptions: MaskOptions = { rules: s.redact, maskPasswords: !s.logsrvd.logPasswords, passprompt: s.logsrvd.passprompt };
+
   function wrap(session: IologSession, logId: string, acceptId: string): ReceivedSession {
     openSessions++;
     let open = true;
@@ -174,6 +184,10 @@ export async function openLogReceiver(engine: Engine, opts: LogReceiverOptions =
       if (open) openSessions--;
       open = false;
     };
+    // Records reach the writer through the masker: secrets become `*` before anything is written.
+    const masker = SessionMasker.idle(maskOptions) ? null : new SessionMasker(session, maskOptions);
+    const sink: MaskSink = session;
+    const storageError = (what: string, err: unknown) => evioError('LOGSRV_STORAGE', `${what} the session ${session.relPath} failed: ${(err as Error).message}`, err);
     return {
       logId,
       acceptId,
@@ -181,26 +195,31 @@ export async function openLogReceiver(engine: Engine, opts: LogReceiverOptions =
       get elapsed() {
         return session.elapsed;
       },
-      writeIo: (stream, delay, data) => session.writeIo(stream, delay, data),
-      writeWinsize: (delay, rows, cols) => session.writeWinsize(delay, rows, cols),
-      writeSuspend: (delay, signal) => session.writeSuspend(delay, signal),
+      writeIo: masker ? (stream, delay, data) => masker.push({ kind: 'io', stream, delay, data: data as Buffer }) : (stream, delay, data) => sink.writeIo(stream, delay, data),
+      writeWinsize: masker ? (delay, rows, cols) => masker.push({ kind: 'winsize', delay, rows, cols }) : (delay, rows, cols) => sink.writeWinsize(delay, rows, cols),
+      writeSuspend: masker ? (delay, signal) => masker.push({ kind: 'suspend', delay, signal }) : (delay, signal) => sink.writeSuspend(delay, signal),
       flush: async () => {
+        masker?.flush();
         try {
           return await session.flush();
         } catch (err) {
-          throw evioError('LOGSRV_STORAGE', `syncing the session ${session.relPath} failed: ${(err as Error).message}`, err);
+          throw storageError('syncing', err);
         }
       },
       finish: async (exit) => {
+        masker?.flush();
+        const redactions = masker && masker.hits.size > 0 ? Object.fromEntries(masker.hits) : undefined;
+        if (redactions) for (const [rule, n] of Object.entries(redactions)) countRedactions(rule, n);
         try {
           await session.finish({
             ...(exit.runTime ? { runTime: exit.runTime } : {}),
             exitValue: exit.exitValue,
             ...(exit.signal ? { signal: exit.signal, dumpedCore: exit.dumpedCore } : {}),
             ...(exit.error ? { error: exit.error } : {}),
+            ...(redactions ? { redactions } : {}),
           });
         } catch (err) {
-          throw evioError('LOGSRV_STORAGE', `completing the session ${session.relPath} failed: ${(err as Error).message}`, err);
+          throw storageError('completing', err);
         } finally {
           done();
         }
@@ -208,6 +227,9 @@ export async function openLogReceiver(engine: Engine, opts: LogReceiverOptions =
       },
       close: async () => {
         done();
+        // What was held back is written too (masked as far as it is known): nothing received is dropped.
+        masker?.flush();
+        if (masker) for (const [rule, n] of masker.hits) countRedactions(rule, n);
         await session.close();
       },
     };

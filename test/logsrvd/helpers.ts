@@ -31,10 +31,10 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(logsrvd: Partial<LogsrvdSettings> = {}, listen = ['127.0.0.1:0']): Promise<TestServer> {
+export async function startTestServer(logsrvd: Partial<LogsrvdSettings> = {}, listen = ['127.0.0.1:0'], over: Partial<Settings> = {}): Promise<TestServer> {
   const home = mkdtempSync(join(tmpdir(), 'evio-logsrvd-'));
   const base = loadSettings({ env: { EVIO_HOME: home }, cwd: home });
-  const settings: Settings = { ...base, requestLog: 'off', logsrvd: { ...base.logsrvd, ...logsrvd } };
+  const settings: Settings = { ...base, requestLog: 'off', ...over, logsrvd: { ...base.logsrvd, ...logsrvd } };
   const engine = new Engine(settings);
   const logs: Record<string, unknown>[] = [];
   const server = await startLogServer(engine, { listen, log: (e) => logs.push(e) });

@@ -74,6 +74,7 @@ export function exitMembers(exit: ExitInfo): string {
   }
   w.add('exit_value', exit.exitValue);
   if (exit.error) w.add('error', exit.error);
+  if (exit.redactions && Object.keys(exit.redactions).length > 0) w.add('redactions', { ...exit.redactions });
   return w.text;
 }
 

@@ -45,6 +45,8 @@ export interface ExitInfo {
   signal?: string;
   dumpedCore?: boolean;
   error?: string;
+  /** Matches masked before writing, per redaction rule (never the secrets): `redactions` in log.json. */
+  redactions?: Record<string, number>;
 }
 
 /** The sudo I/O stream numbers, as in the timing file and sudo's IOFD_* (0 stdin ... 4 ttyout). */
