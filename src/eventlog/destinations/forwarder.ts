@@ -9,7 +9,7 @@
 import { isEvioError } from '../../errors.js';
 import { backoffDelay, DEFAULT_BACKOFF, sleep, type BackoffOptions } from './backoff.js';
 import type { CursorFile } from './cursor.js';
-import type { Sink } from './sink.js';
+import { RewindPending, type Sink } from './sink.js';
 import { DEFAULT_BATCH, type BatchLimits, type Spool } from './spool.js';
 
 export interface ForwarderOptions {
@@ -169,7 +169,12 @@ export class Forwarder {
     const f = this.figures;
     f.maxBatchRecords = Math.max(f.maxBatchRecords, items.length);
     f.maxBatchBytes = Math.max(f.maxBatchBytes, bytes);
-    await this.o.sink.deliver(items, cursor, signal);
+    try {
+      await this.o.sink.deliver(items, cursor, signal);
+    } catch (err) {
+      if (err instanceof RewindPending) return true; // the next step takes the rewind first
+      throw err;
+    }
     // Delivered: the cursor is written even when a close came meanwhile (no repeat after it).
     f.batches++;
     f.records += items.length;

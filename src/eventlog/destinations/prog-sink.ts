@@ -17,7 +17,7 @@ import { basename } from 'node:path';
 import type { Writable } from 'node:stream';
 import { evioError } from '../../errors.js';
 import { backoffDelay, DEFAULT_BACKOFF, sleep, type BackoffOptions } from './backoff.js';
-import type { DeliveryItem, Sink } from './sink.js';
+import { RewindPending, type DeliveryItem, type Sink } from './sink.js';
 import { writeItems } from './stream-writes.js';
 import { stdinCapacity, UnreadWindow } from './unread-window.js';
 
@@ -81,6 +81,8 @@ export class ProgSink implements Sink {
   }
 
   async deliver(items: readonly DeliveryItem[], after: number, signal: AbortSignal): Promise<void> {
+    // Records of a broken stream go first, in order, before this batch.
+    if (this.rewind !== null) throw new RewindPending();
     if (this.exitError) {
       const e = this.exitError;
       this.exitError = null;

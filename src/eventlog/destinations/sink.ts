@@ -30,3 +30,14 @@ export interface Sink {
   attach?(wake: () => void): void;
   close(): Promise<void>;
 }
+
+/**
+ * Thrown by deliver() when the sink has a rewind the forwarder has not taken yet: the batch in
+ * hand comes after records that must go first again, so it is not delivered now (not a failure).
+ */
+export class RewindPending extends Error {
+  constructor() {
+    super('records must be delivered again first');
+    this.name = 'RewindPending';
+  }
+}
