@@ -5,9 +5,11 @@
 //   written to the socket. When the connection is refused, nothing is written and the batch is
 //   retried; when it breaks, the records that may still have been in the two socket buffers are
 //   sent again on the next connection (unread-window.ts): a repeat, never a loss.
-// - udp://HOST:PORT: one datagram per message (RFC 5426). UDP confirms nothing: a datagram sent
-//   while no daemon listens is lost (the next send fails and is retried). Best effort; use tcp
-//   for the guarantee.
+// - udp://HOST:PORT: one datagram per message (RFC 5426), from a connected socket. When nothing
+//   listens, the kernel refuses the datagram (ICMP port unreachable, which on loopback comes back
+//   at once and Node reports as an 'error' event): a batch during which that happened, or within
+//   `udpSettleMs` after it, fails and is sent again. Beyond that UDP confirms nothing — a daemon
+//   whose receive buffer is full drops datagrams silently. Best effort; use tcp for the guarantee.
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { connect, type Socket } from 'node:net';
 import type { SyslogTarget } from '../../destination-settings.js';
@@ -26,6 +28,8 @@ export interface SyslogSinkOptions {
   capacity?: number;
   /** How long a TCP connect may take, ms (default 5 s). */
   connectTimeoutMs?: number;
+  /** UDP: how long after a batch a refusal still fails it, ms (default 10). */
+  udpSettleMs?: number;
 }
 
 interface Connection {
@@ -43,6 +47,8 @@ export class SyslogSink implements Sink {
   private readonly window: UnreadWindow;
   private conn: Connection | null = null;
   private udp: UdpSocket | null = null;
+  /** A datagram was refused (nothing listens) since the current UDP batch started. */
+  private udpRefused = false;
   private rewind: number | null = null;
   private wake: (() => void) | null = null;
   private closing = false;
@@ -134,7 +140,9 @@ export class SyslogSink implements Sink {
   private async udpSocket(): Promise<UdpSocket> {
     if (this.udp) return this.udp;
     const sock = createSocket(this.t.host.includes(':') ? 'udp6' : 'udp4');
-    sock.on('error', () => {});
+    sock.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ECONNREFUSED') this.udpRefused = true;
+    });
     try {
       // Connected: a refused datagram (ICMP port unreachable) fails the next send.
       await new Promise<void>((resolve, reject) => {
@@ -154,12 +162,16 @@ export class SyslogSink implements Sink {
 
   private async sendUdp(items: readonly DeliveryItem[], signal: AbortSignal): Promise<void> {
     const sock = await this.udpSocket();
+    this.udpRefused = false;
     for (const i of items) {
       signal.throwIfAborted();
       await new Promise<void>((resolve, reject) => {
         sock.send(syslogMessage(i.rec, this.format), (err) => (err ? reject(failed(this.t, `send failed: ${err.message}`, err)) : resolve()));
       });
+      if (this.udpRefused) break;
     }
+    if (!this.udpRefused) await new Promise((r) => setTimeout(r, this.o.udpSettleMs ?? 10));
+    if (this.udpRefused) throw failed(this.t, 'datagrams refused: nothing listens (ECONNREFUSED)');
   }
 
   async close(): Promise<void> {

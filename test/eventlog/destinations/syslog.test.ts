@@ -195,6 +195,33 @@ describe('syslog delivery over loopback', () => {
     expect(log.some((l) => /delivering again after recnum \d+/.test(l))).toBe(true);
   });
 
+  it('UDP: nothing listens at first (the datagrams are refused); once a daemon listens, every record arrives', async () => {
+    const recs = records(80);
+    const path = join(t.dir, 'events.ndjson');
+    await flatFileWith(path, recs);
+    spool = spoolOf(path);
+    const probe = createSocket('udp4');
+    await new Promise<void>((r) => probe.bind(0, '127.0.0.1', () => r()));
+    const port = probe.address().port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const sink = new SyslogSink({ target: parseSyslogTarget(`udp://127.0.0.1:${port}`), log: (l) => log.push(l) });
+    // One record per batch: a lone datagram's refusal comes back only as an 'error' event.
+    const f = forwarder(sink, { records: 1, bytes: 1 << 20 });
+    await until(() => f.status().failures >= 3 || f.status().deliveredRecnum === 80, 'three refused batches');
+    expect(f.status()).toMatchObject({ deliveredRecnum: 0, lastError: expect.stringMatching(/^1263 syslog udp:\/\/127\.0\.0\.1:\d+: (datagrams refused|send failed: .*ECONNREFUSED)/) });
+    const got: number[] = [];
+    const udp = createSocket('udp4');
+    udp.on('message', (m) => got.push(recnumOf(parse5424(m.toString('utf8')))));
+    await new Promise<void>((r) => udp.bind(port, '127.0.0.1', () => r()));
+    try {
+      await until(() => got.includes(80), 'the last datagram');
+      await f.close();
+      expect(got).toEqual(recs.map((r) => r.recnum));
+    } finally {
+      udp.close();
+    }
+  });
+
   it('UDP: one datagram per record, in order', async () => {
     const recs = records(200);
     const path = join(t.dir, 'events.ndjson');
