@@ -10,8 +10,8 @@
 // - MSGID: sudo-accept, sudo-accept-iolog, sudo-reject, sudo-alert, sudo-finish (the names of the
 //   SIEM exports, docs/siem.md);
 // - no structured data ("-");
-// - MSG: a line in the form of sudo's own log, which evio's sudo-text importer reads back (when
-//   the record names a host, tty, directory or run-as user: its first field must be one of them):
+// - MSG: a line in the form of sudo's own log, whose fields evio's sudo-text parser reads back
+//   (when the record names a host, tty, directory or run-as user: the first field must be one):
 //     alice : HOST=web1 ; TTY=/dev/pts/0 ; PWD=/home/alice ; USER=root ; RECNUM=7 ;
 //     UNIQUEID=u1 ; COMMAND=/bin/ls -l /tmp
 //   a reject starts with its reason (`alice : command not allowed ; HOST=...`), a finish ends
