@@ -14,7 +14,8 @@
 //   (when the record names a host, tty, directory or run-as user: the first field must be one):
 //     alice : HOST=web1 ; TTY=/dev/pts/0 ; PWD=/home/alice ; USER=root ; RECNUM=7 ;
 //     UNIQUEID=u1 ; COMMAND=/bin/ls -l /tmp
-//   a reject starts with its reason (`alice : command not allowed ; HOST=...`), a finish ends
+//   COMMAND is the command's path and then its arguments (runargv after its first), as sudo logs
+//   it; a reject starts with its reason (`alice : command not allowed ; HOST=...`), a finish ends
 //   with `; SIGNAL=NAME ; EXIT=N` as far as they are known. RECNUM and UNIQUEID name the record
 //   in evio: delivery is at-least-once, and RECNUM lets a consumer drop a repeat. Control
 //   characters are written #ooo (octal), as sudo does; an argument holding a space, a quote or a
@@ -100,8 +101,10 @@ export function summaryLine(rec: StoredEvent): string {
   field('USER', rec.runuser);
   parts.push(`RECNUM=${rec.recnum}`);
   field('UNIQUEID', rec.uniqueid);
+  // As sudo logs it: the command's path, then the arguments (runargv[0] is often just "id").
   const argv = Array.isArray(rec.runargv) && rec.runargv.length > 0 && rec.runargv.every((a) => typeof a === 'string') ? rec.runargv : null;
-  const command = argv ? escapeControls(argv.map(quoteArg).join(' ')) : text(rec.runcommand);
+  const path = typeof rec.runcommand === 'string' && rec.runcommand !== '' ? rec.runcommand : (argv?.[0] ?? null);
+  const command = path === null ? null : escapeControls([path, ...(argv?.slice(1) ?? [])].map(quoteArg).join(' '));
   if (command !== null) parts.push(`COMMAND=${command}`);
   if (rec.etype === 'F') {
     if (typeof rec.signal === 'string' && /^[A-Za-z0-9+-]+$/.test(rec.signal)) parts.push(`SIGNAL=${rec.signal}`);

@@ -89,9 +89,11 @@ describe('syslog messages (RFC 5424)', () => {
     expect(fin.msg).toBe('alice : USER=root ; RECNUM=9 ; UNIQUEID=u-7 ; COMMAND=/bin/sleep ; SIGNAL=TERM ; EXIT=143');
     expect(parseTextBody(fin.msg.slice(8))).toMatchObject({ kind: 'exit', exitValue: 143, signal: 'TERM' });
     expect(parse5424(syslogMessage({ ...ACCEPT, etype: 'K', iolog: '/var/log/sudo-io/00/00/01' }, fmt).toString()).msgid).toBe('sudo-accept-iolog');
+    // The command's path, then the arguments: runargv[0] is what the user typed.
+    expect(summaryLine({ ...ACCEPT, runcommand: '/usr/bin/id', runargv: ['id', '-u'] })).toMatch(/ ; COMMAND=\/usr\/bin\/id -u$/);
   });
   it('escapes control characters as sudo does, and cuts a long MSG at a character boundary within the bound', () => {
-    const evil: StoredEvent = { ...ACCEPT, runargv: ['/bin/echo', 'a\nb\u001b[31m', 'é'.repeat(3000)] };
+    const evil: StoredEvent = { ...ACCEPT, runcommand: '/bin/echo', runargv: ['/bin/echo', 'a\nb\u001b[31m', 'é'.repeat(3000)] };
     const m = syslogMessage(evil, fmt);
     expect(m.length).toBeLessThanOrEqual(2048);
     const text = m.toString('utf8');
