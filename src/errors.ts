@@ -82,6 +82,11 @@ export const ERRORS = {
   FF_GZIP_READ_ONLY: def(1251, 409, 'A gzip-compressed rotated event log is read-only', 'Appends and deletes go to plain files; decompress the file (gunzip) to change it, or delete from the live log.'),
   FF_NO_FAMILY_POSITION: def(1252, 400, 'The offset is a position a log-family query returned (2^52 + recnum), but the query does not read the log family', 'Give family=1 with an offset taken from a family query, or resume with an offset of the file itself.'),
   FF_INDEX_BUILD: def(1253, 500, 'The skip index of a flat-file event log could not be built', 'The message names the file and the system error (space, permissions of the index folder); queries still answer by scanning.'),
+  // 1260-1279: event destinations (forwarders fed from the flat-file spool)
+  DEST_CURSOR_DAMAGED: def(1260, 500, 'The cursor file of an event destination (what it was last delivered) is cut short or not a cursor, so where to resume is unknown', 'A database destination restarts from the start of the log by itself (it skips what it holds). For prog and syslog, delivery waits: remove the file to deliver the whole log again, or write {"recnum": N} into it to resume after record N (docs/events.md, "Event destinations").'),
+  DEST_CURSOR_WRITE: def(1261, 500, 'The cursor file of an event destination cannot be written', 'Check the spool folder (<home>/spool), its permissions and free space; delivery is retried, and nothing is lost meanwhile (the flat-file log is the spool).'),
+  DEST_PROG_FAILED: def(1262, 503, 'The program of the prog destination cannot be started, or exited', 'The message names the program and its exit status; its standard error is in evio\'s log. It is restarted with a growing delay and receives every record not yet delivered.'),
+  DEST_SYSLOG_FAILED: def(1263, 503, 'The syslog destination cannot be reached (connection refused or lost, send failed)', 'Start the syslog daemon\'s listener on the configured address (rsyslog imtcp or imudp); delivery is retried with a growing delay and resumes where it stopped.'),
 
   // ---- 1300-1399 PostgreSQL, ODBC
   PG_CONNECT: def(1300, 503, 'The PostgreSQL event database cannot be reached or refused the login', 'Check the URL or libpq variables for the named store, and that the server runs.'),

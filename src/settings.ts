@@ -4,6 +4,7 @@
 // Relative paths in the file are relative to the file's folder. docs/settings.md lists every key.
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { checkDestinations, type DestinationSettings } from './destination-settings.js';
 import { evioError } from './errors.js';
 import { ownRecord, ownValue } from './own-property.js';
 import { parseLogsrvdSettings, type LogsrvdSettings } from './settings-logsrvd.js';
@@ -95,11 +96,13 @@ export interface Settings {
   logsrvd: LogsrvdSettings;
   /** Redaction rules applied to terminal data before it is written (settings-redact.ts). */
   redact: RedactRule[];
+  /** Where the records spooled in `eventlog` are forwarded (docs/events.md, "Event destinations"); {} = nowhere. */
+  destinations: DestinationSettings;
   /** Where the settings came from, for messages; null = defaults only. */
   source: string | null;
 }
 
-const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'record' | 'tls' | 'object'> = {
+const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'record' | 'tls' | 'object' | 'destinations'> = {
   home: 'string',
   eventlog: 'string',
   eventdb: 'string',
@@ -140,6 +143,7 @@ const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'recor
   auditRefusedPerMinute: 'number',
   logsrvd: 'object',
   redact: 'object',
+  destinations: 'destinations',
 };
 
 function checkType(key: string, v: unknown, source: string): void {
@@ -170,6 +174,9 @@ function checkType(key: string, v: unknown, source: string): void {
       if (v !== null && (!v || typeof v !== 'object' || typeof (v as TlsSettings).cert !== 'string' || typeof (v as TlsSettings).key !== 'string')) {
         throw bad('null or {"cert": PATH, "key": PATH}');
       }
+      break;
+    case 'destinations':
+      checkDestinations(v, source);
       break;
   }
 }
@@ -285,6 +292,7 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     auditRefusedPerMinute: (raw.auditRefusedPerMinute as number | undefined) ?? 60,
     logsrvd: parseLogsrvdSettings(raw.logsrvd, file ? resolve(cwd, file) : 'settings', p),
     redact: parseRedactRules(raw.redact, file ? resolve(cwd, file) : 'settings'),
+    destinations: (raw.destinations as DestinationSettings | undefined) ?? {},
     source: file ? resolve(cwd, file) : null,
     ...opts.overrides,
   };
@@ -292,6 +300,9 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
   // Names in "databases" come from requests (format=db&file=NAME): a table without a prototype.
   s.databases = ownRecord(Object.entries(s.databases));
   if (!Object.hasOwn(s.databases, s.eventdb) && !/^[a-z]+:\/\//.test(s.eventdb)) s.eventdb = p(s.eventdb);
+  // Overrides are checked too; a db destination that is not a configured name is an SQLite path.
+  s.destinations = checkDestinations(s.destinations, s.source ?? 'settings');
+  if (s.destinations.db !== undefined && !Object.hasOwn(s.databases, s.destinations.db)) s.destinations.db = p(s.destinations.db);
   if (s.tls) s.tls = { cert: p(s.tls.cert), key: p(s.tls.key) };
   if (!(s.searchBudgetMs >= 1)) throw evioError('SETTINGS_INVALID', `"searchBudgetMs": ${s.searchBudgetMs} must be 1 or more`);
   if (!validZone(s.timezone)) throw evioError('SETTINGS_INVALID', `"timezone": "${s.timezone}" is not an IANA time zone`);

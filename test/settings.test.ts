@@ -32,3 +32,44 @@ describe('settings', () => {
     expect(code(() => loadSettings({ config: join(dir, 'missing.json'), env: {} }))).toBe(1001);
   });
 });
+
+describe('settings: destinations', () => {
+  const load = (destinations: unknown, extra: Record<string, unknown> = {}) => {
+    const dir = mkdtempSync(join(tmpdir(), 'evio-settings-'));
+    const file = join(dir, 'evio.json');
+    writeFileSync(file, JSON.stringify({ destinations, ...extra }));
+    return { dir, s: () => loadSettings({ config: file, env: {} }) };
+  };
+  it('default to none', () => {
+    expect(loadSettings({ env: { EVIO_HOME: '/data/evio' } }).destinations).toEqual({});
+  });
+  it('keep database names as names and resolve SQLite paths against the settings file', () => {
+    const named = load({ db: 'central', odbc: 'legacy_events', prog: ['/usr/bin/logger', '-t', 'evio'], syslog: 'tcp://127.0.0.1:601?facility=local3' }, { databases: { central: 'postgres://x@h/db' } });
+    expect(named.s().destinations).toEqual({ db: 'central', odbc: 'legacy_events', prog: ['/usr/bin/logger', '-t', 'evio'], syslog: 'tcp://127.0.0.1:601?facility=local3' });
+    const path = load({ db: 'copy.sqlite' });
+    expect(path.s().destinations).toEqual({ db: join(path.dir, 'copy.sqlite') });
+  });
+  it('refuse wrong values with a message naming the destination', () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [['db'], /"destinations" must be an object/],
+      [{ mail: 'x' }, /unknown destination "mail" \(known: db, odbc, prog, syslog\)/],
+      [{ db: '' }, /"destinations.db" must be a non-empty string/],
+      [{ db: 'postgres://u:secret@h/db' }, /"destinations.db" must be an SQLite path or a key of "databases", not a URL/],
+      [{ prog: 'logger -t evio' }, /"destinations.prog" must be a non-empty array of strings/],
+      [{ prog: [] }, /"destinations.prog" must be a non-empty array/],
+      [{ syslog: 'unix:/dev/log' }, /datagram socket, which Node cannot write to/],
+      [{ syslog: 'udp://10.0.0.5:514' }, /must be a loopback address/],
+      [{ syslog: 'tcp://127.0.0.1' }, /must be udp:\/\/HOST:PORT or tcp:\/\/HOST:PORT/],
+      [{ syslog: 'tcp://127.0.0.1:70000' }, /the port must be 1-65535/],
+      [{ syslog: 'udp://[::1]:514?facility=nope' }, /unknown facility "nope"/],
+    ];
+    for (const [v, re] of cases) {
+      const { s } = load(v);
+      expect(() => s()).toThrow(re);
+      expect(code(() => s())).toBe(1002);
+    }
+  });
+  it('check values given as overrides too', () => {
+    expect(() => loadSettings({ env: { EVIO_HOME: '/data/evio' }, overrides: { destinations: { syslog: 'tcp://192.168.1.1:601' } } })).toThrow(/loopback/);
+  });
+});

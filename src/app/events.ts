@@ -11,6 +11,7 @@ import { copyStore, type CopyProgress } from '../eventlog/copy.js';
 import { NO_LIMIT, newPageEnd, PageCut, type PageEnd } from '../eventlog/paging.js';
 import { formatParamsOf, openRequestStore, openStore, parseStoreName, type StoreSpec } from '../eventlog/stores.js';
 import { refuseAuditLogChange } from './audit.js';
+import { destinationTargets } from './event-destinations.js';
 import type { AppendResult, DeleteResult, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats } from '../eventlog/types.js';
 
 export type { CopyProgress } from '../eventlog/copy.js';
@@ -117,14 +118,13 @@ export async function deleteEvents(engine: Engine, params: Params, opts: CallOpt
   return { ...res, store: store.name };
 }
 
-/** GET /REST/v2.0/events/destinations: where events are configured to go. */
+/**
+ * GET /REST/v2.0/events/destinations: where events go — the flat-file event log (`ff`, the
+ * spool) and exactly what the forwarders deliver to (event-destinations.ts); null = not configured.
+ */
 export function eventDestinations(engine: Engine): Record<string, string | null> {
-  const s = engine.settings;
-  return { db: s.eventdb, ff: s.eventlog, prog: null, odbc: null, syslog: null };
+  return destinationTargets(engine.settings);
 }
-
-
-
 
 /**
  * `evio events append`: appends records to a named store, creating it (file and schema) when it

@@ -80,8 +80,11 @@ export interface LogReceiver {
 }
 
 export interface LogReceiverOptions {
-  /** Called after records were appended to the flat-file log (destinations feed from it). */
-  onAppended?: () => void;
+  /**
+   * Called after records were appended to the flat-file log (destinations feed from it), with the
+   * last recnum of the append: every record up to it is acknowledged (event-destinations.ts wake).
+   */
+  onAppended?: (lastRecnum: number | undefined) => void;
   log?: (entry: Record<string, unknown>) => void;
 }
 
@@ -114,7 +117,7 @@ class EventJournal {
   private writing = false;
   constructor(
     private readonly store: EventStore,
-    private readonly onAppended: () => void,
+    private readonly onAppended: (lastRecnum: number | undefined) => void,
   ) {}
 
   append(rec: ImportRecord): Promise<void> {
@@ -130,9 +133,9 @@ class EventJournal {
       const batch = this.pending;
       this.pending = [];
       try {
-        await this.store.append(batch.map((p) => p.rec));
+        const res = await this.store.append(batch.map((p) => p.rec));
         for (const p of batch) p.done();
-        this.onAppended();
+        this.onAppended(res.last ?? undefined);
       } catch (err) {
         const e = evioError('LOGSRV_STORAGE', `appending ${batch.length} event(s) to the event log failed: ${(err as Error).message}`, err);
         for (const p of batch) p.done(e);

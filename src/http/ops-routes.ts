@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Engine } from '../engine.js';
 import { evioError, toEvioError, type EvioError } from '../errors.js';
+import { runningDestinations, type DestinationLag } from '../app/event-destinations.js';
 import { indexedSessionsReader, opsFigures, readiness } from '../app/health.js';
 import type { Route } from '../app/types.js';
 import type { Authenticator } from './auth.js';
@@ -84,6 +85,22 @@ function buildMetrics(engine: Engine): { registry: Registry; requests: Counter<s
       this.set((await indexed().catch(() => null)) ?? 0);
     },
   });
+  // Event destinations, when this process runs them (a log server): one series per destination.
+  const destinations = (name: string, help: string, pick: (d: DestinationLag) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['destination'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const d of (await runningDestinations(engine)?.lag()) ?? []) this.set({ destination: d.name }, pick(d));
+      },
+    });
+  destinations('evio_destination_lag_records', 'Records of the flat-file spool not yet delivered to the destination', (d) => d.lagRecords);
+  destinations('evio_destination_delivered_recnum', 'The recnum of the last record delivered to the destination (its cursor)', (d) => d.deliveredRecnum ?? 0);
+  destinations('evio_destination_pending_seconds', 'How long the destination has had records waiting without a pause (0 when caught up)', (d) => (d.pendingSince === undefined ? 0 : (Date.now() - d.pendingSince) / 1000));
+  destinations('evio_destination_failures', 'Failed delivery attempts in a row (0 while delivering)', (d) => d.failures);
   return { registry, requests, latency, authFailures };
 }
 

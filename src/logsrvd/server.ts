@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
+import { startDestinations } from '../app/event-destinations.js';
 import { openLogReceiver, type LogReceiver } from '../app/log-receiver.js';
 import type { Engine } from '../engine.js';
 import { evioError, toEvioError } from '../errors.js';
@@ -71,7 +72,17 @@ export async function startLogServer(engine: Engine, opts: LogServerOptions = {}
     }
   }
 
-  const receiver: LogReceiver = await openLogReceiver(engine, { log });
+  // The configured event destinations are fed from the flat-file log the receiver appends to
+  // (docs/events.md, "Event destinations"): woken after each acknowledged append.
+  const d = engine.settings.destinations;
+  const destinations = Object.keys(d).length > 0 ? startDestinations(engine, { log: (line) => log({ level: 'info', msg: line }) }) : null;
+  let receiver: LogReceiver;
+  try {
+    receiver = await openLogReceiver(engine, { log, onAppended: (last) => destinations?.wake(last) });
+  } catch (err) {
+    await destinations?.close();
+    throw err;
+  }
   const live = new Set<LogConnection>();
   const perAddress = new Map<string, number>();
   let open = 0;
@@ -153,6 +164,7 @@ export async function startLogServer(engine: Engine, opts: LogServerOptions = {}
       });
     }).catch(async (err) => {
       await Promise.all(servers.map((x) => new Promise((r) => x.close(r))));
+      await destinations?.close();
       throw err;
     });
     servers.push(server);
@@ -176,6 +188,8 @@ export async function startLogServer(engine: Engine, opts: LogServerOptions = {}
         ),
       );
       await receiver.close();
+      // After the receiver: its last appends are delivered later, from the log, by the next start.
+      await destinations?.close();
     },
   };
 }

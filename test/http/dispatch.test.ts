@@ -26,9 +26,9 @@ describe('routing', () => {
     const r = await dispatch(engine, req('GET', '/REST/v2.0/events', { format: 'ff', file: '../../etc/passwd' }));
     expect(r).toMatchObject({ http: 403, body: { status: 1008 } });
   });
-  it('lists destinations', async () => {
+  it('lists destinations: the flat-file spool, and null for each destination not configured (no forwarder feeds eventdb)', async () => {
     const r = await dispatch(engine, req('GET', '/REST/v2.0/events/destinations'));
-    expect(r).toEqual({ kind: 'json', http: 200, body: { status: 0, destinations: { db: '/nonexistent-evio-home/events.sqlite', ff: '/nonexistent-evio-home/events.ndjson', prog: null, odbc: null, syslog: null } } });
+    expect(r).toEqual({ kind: 'json', http: 200, body: { status: 0, destinations: { db: null, ff: '/nonexistent-evio-home/events.ndjson', prog: null, odbc: null, syslog: null } } });
   });
 });
 

@@ -99,7 +99,7 @@ export const eventRoutes: Route[] = [
     path: '/events/destinations',
     versions: ['v2', 'v2.0'],
     writes: false,
-    summary: 'Where event records are configured to go',
+    summary: 'Where event records go: the flat-file spool (ff) and what its forwarders deliver to (db, odbc, prog, syslog; null = not configured)',
     params: {},
     async handler(_req, engine) {
       return jsonOk({ destinations: eventDestinations(engine) });

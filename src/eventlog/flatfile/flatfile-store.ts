@@ -282,6 +282,20 @@ export class FlatFileStore implements EventStore {
     }
   }
 
+  /**
+   * Runs `fn` holding the writers' lock: no append, delete or rotation is half-way meanwhile, so
+   * every record a query reads in `fn` was fsynced and acknowledged, and none of them can still be
+   * cut back by a failed append (STORE_APPEND_UNDONE). The forwarders of event destinations read
+   * this way what they cannot otherwise know to be acknowledged.
+   */
+  async whileWritersWait<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    this.checkOpen();
+    return this.writing(async (dir, held) => {
+      await this.afterTakeover(dir, held);
+      return fn();
+    }, signal);
+  }
+
   /** Resolves when the index upkeep of the appends so far is done (tests, benchmarks, close). */
   whenIndexed(): Promise<void> {
     return this.upkeep?.whenDone() ?? Promise.resolve();
