@@ -21,11 +21,29 @@ import { createIologSession, reopenIologSession, type InfoValue, type IologSessi
 
 export type { InfoValue, TimeSpec } from '../iolog/writer/index.js';
 
-/** Matches masked before writing, per redaction rule, since the process started (for /metrics). */
-export const redactionCounts = new Map<string, number>();
+/** What the log server of this process has done since it started (for /metrics). */
+export const logServerFigures = {
+  /** Client connections open now (the door counts them). */
+  connections: 0,
+  /** Sessions being received now. */
+  sessionsOpen: 0,
+  /** Sessions opened (an Accept with I/O, or a restart). */
+  sessionsReceived: 0,
+  /** Event records appended. */
+  eventsRecorded: 0,
+  /** Connections ended by a refusal, per error code. */
+  refusals: new Map<number, number>(),
+  /** Matches masked before writing, per redaction rule. */
+  redactions: new Map<string, number>(),
+};
 
 function countRedactions(rule: string, n: number): void {
-  redactionCounts.set(rule, (redactionCounts.get(rule) ?? 0) + n);
+  logServerFigures.redactions.set(rule, (logServerFigures.redactions.get(rule) ?? 0) + n);
+}
+
+/** The door reports a refusal that ended a connection. */
+export function countRefusal(code: number): void {
+  logServerFigures.refusals.set(code, (logServerFigures.refusals.get(code) ?? 0) + 1);
 }
 
 /** Run-time information keys every Accept and Reject must carry (sudo_logsrv.proto(5)). */
@@ -135,6 +153,7 @@ class EventJournal {
       try {
         const res = await this.store.append(batch.map((p) => p.rec));
         for (const p of batch) p.done();
+        logServerFigures.eventsRecorded += batch.length;
         this.onAppended(res.last ?? undefined);
       } catch (err) {
         const e = evioError('LOGSRV_STORAGE', `appending ${batch.length} event(s) to the event log failed: ${(err as Error).message}`, err);
@@ -182,9 +201,14 @@ export async function openLogReceiver(engine: Engine, opts: LogReceiverOptions =
 
   function wrap(session: IologSession, logId: string, acceptId: string): ReceivedSession {
     openSessions++;
+    logServerFigures.sessionsOpen++;
+    logServerFigures.sessionsReceived++;
     let open = true;
     const done = () => {
-      if (open) openSessions--;
+      if (open) {
+        openSessions--;
+        logServerFigures.sessionsOpen--;
+      }
       open = false;
     };
     // Records reach the writer through the masker: secrets become `*` before anything is written.

@@ -8,6 +8,7 @@ import type { Engine } from '../engine.js';
 import { evioError, toEvioError, type EvioError } from '../errors.js';
 import { runningDestinations, type DestinationLag } from '../app/event-destinations.js';
 import { indexedSessionsReader, opsFigures, readiness } from '../app/health.js';
+import { logServerFigures } from '../app/log-receiver.js';
 import type { Route } from '../app/types.js';
 import type { Authenticator } from './auth.js';
 
@@ -101,6 +102,44 @@ function buildMetrics(engine: Engine): { registry: Registry; requests: Counter<s
   destinations('evio_destination_delivered_recnum', 'The recnum of the last record delivered to the destination (its cursor)', (d) => d.deliveredRecnum ?? 0);
   destinations('evio_destination_pending_seconds', 'How long the destination has had records waiting without a pause (0 when caught up)', (d) => (d.pendingSince === undefined ? 0 : (Date.now() - d.pendingSince) / 1000));
   destinations('evio_destination_failures', 'Failed delivery attempts in a row (0 while delivering)', (d) => d.failures);
+  // The log server, when this process runs one (evio serve with logsrvd.listen).
+  const f = logServerFigures;
+  const gauge = (name: string, help: string, value: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(value());
+      },
+    });
+  gauge('evio_logsrvd_connections', 'Log-server client connections open', () => f.connections);
+  gauge('evio_logsrvd_sessions_open', 'I/O-log sessions being received', () => f.sessionsOpen);
+  const counter = (name: string, help: string, value: () => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(value());
+      },
+    });
+  counter('evio_logsrvd_sessions_total', 'I/O-log sessions opened by the log server (accepts with I/O, restarts)', () => f.sessionsReceived);
+  counter('evio_logsrvd_events_total', 'Event records the log server appended', () => f.eventsRecorded);
+  const labelled = (name: string, help: string, label: string, values: () => Map<string | number, number>) =>
+    new Counter({
+      name,
+      help,
+      labelNames: [label],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [k, n] of values()) this.inc({ [label]: String(k) }, n);
+      },
+    });
+  labelled('evio_logsrvd_refusals_total', 'Log-server connections ended by a refusal, by error code', 'code', () => f.refusals);
+  labelled('evio_logsrvd_redactions_total', 'Matches masked before writing, by redaction rule (password: typed after a prompt)', 'rule', () => f.redactions);
   return { registry, requests, latency, authFailures };
 }
 

@@ -20,7 +20,7 @@ import type { Socket } from 'node:net';
 import { EvioError, evioError, toEvioError } from '../errors.js';
 import { encodeFrame, FrameReader } from './frames.js';
 import { decodeClientMessage, encodeServerMessage, type ClientMessage, type ServerMessage, type TimeSpec } from './messages.js';
-import type { LogReceiver, ReceivedSession } from '../app/log-receiver.js';
+import { countRefusal, logServerFigures, type LogReceiver, type ReceivedSession } from '../app/log-receiver.js';
 
 type State = 'hello' | 'ready' | 'running' | 'accepted' | 'done';
 
@@ -88,6 +88,7 @@ export class LogConnection {
     private readonly opts: ConnectionOptions,
   ) {
     this.peer = socket.remoteAddress ?? 'unknown';
+    logServerFigures.connections++;
     this.allowance = opts.maxBytesPerSecond;
     socket.setNoDelay(true);
     socket.setKeepAlive(true, 60_000);
@@ -350,6 +351,7 @@ export class LogConnection {
     if (this.closed) return;
     const internal = !(err instanceof EvioError) || err.errorName === 'INTERNAL';
     this.opts.log({ level: internal ? 'error' : 'warn', msg: 'logsrvd connection refused a message', peer: this.peer, code: err.code, error: err.message });
+    countRefusal(err.code);
     this.send({ type: 'error', text: err.message });
     this.closed = true;
     this.socket.end();
@@ -394,6 +396,7 @@ export class LogConnection {
     this.queue.length = 0;
     // Closed without its Exit: the files are closed, the session stays resumable (sudo_sendlog -r).
     if (s) await s.close().catch((err) => this.opts.log({ level: 'error', msg: 'logsrvd closing a session failed', peer: this.peer, error: (err as Error).message }));
+    logServerFigures.connections--;
     this.opts.onReleased?.();
   }
 }

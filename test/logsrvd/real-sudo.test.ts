@@ -76,6 +76,7 @@ describe.skipIf(!enabled)('Debian sudo -> evio logsrvd', () => {
     } finally {
       rmSync(`${DROPIN}-deny`, { force: true });
     }
+    await settled(t);
     const r = events(t.settings).find((x) => x.etype === 'R' && x.runuser === RUNAS);
     expect(r).toBeDefined();
     expect(String(r!.exitstatus)).toMatch(/^Request rejected: /);
@@ -124,5 +125,10 @@ describe.skipIf(!enabled)('Debian sudo -> evio serve (log server started by the 
     expect(list.status).toBe(0);
     expect(body).toContain(RUNAS2);
     expect(body).toContain('/usr/bin/sh');
+    // The log server's figures in /metrics (loopback may read them).
+    const metrics = await (await fetch(`${lines.url}/metrics`)).text();
+    expect(metrics).toMatch(/^evio_logsrvd_sessions_total 1$/m);
+    expect(metrics).toMatch(/^evio_logsrvd_events_total [2-9]$/m);
+    expect(metrics).toMatch(/^evio_logsrvd_sessions_open 0$/m);
   });
 });
