@@ -57,6 +57,14 @@ export function makeIo(config: string | undefined, signal: AbortSignal, out: Cli
   return io;
 }
 
+/** Resolves when the command is asked to stop (SIGINT/SIGTERM): what a service waits on. */
+export function untilStopped(io: CliIo): Promise<void> {
+  return new Promise((resolve) => {
+    if (io.signal.aborted) resolve();
+    else io.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
 /** Writes a line of progress to a terminal only (cron output stays clean). */
 export function progress(io: CliIo, text: string): void {
   if (io.err.isTTY) io.err.write(`\r\x1b[K${text}`);

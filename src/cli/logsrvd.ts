@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { startLogServer } from '../logsrvd/server.js';
 import { parseFlags, wantsHelp } from './flags.js';
-import type { CliCommand, CliIo } from './io.js';
+import { untilStopped, type CliCommand } from './io.js';
 
 const HELP = `Usage: evio logsrvd [--listen HOST:PORT[(tls)]]... [--allow-insecure]
 
@@ -25,13 +25,6 @@ the flat-file event log (eventlog), from which the configured destinations are f
 Example:
   EVIO_HOME=/srv/evio evio logsrvd --listen 127.0.0.1:30343`;
 
-function stopped(io: CliIo): Promise<void> {
-  return new Promise((resolve) => {
-    if (io.signal.aborted) resolve();
-    else io.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-}
-
 export const logsrvdCommand: CliCommand = {
   name: 'logsrvd',
   summary: 'receive sudo event and I/O logs over sudo\'s log-server protocol (replaces sudo_logsrvd)',
@@ -46,7 +39,7 @@ export const logsrvdCommand: CliCommand = {
     const server = await startLogServer(engine, { listen, allowInsecure: f.bools.has('allow-insecure') || s.allowInsecure });
     for (const a of server.addresses) io.out.write(`evio logsrvd listening on ${a.host}:${a.port}${a.tls ? ' (tls)' : ''}\n`);
     io.out.write(`sessions under ${s.logsrvd.iologDir || s.iologdirs[0]}, events in ${s.eventlog}\n`);
-    await stopped(io);
+    await untilStopped(io);
     io.err.write(`evio logsrvd: stopping: syncing ${server.openSessions} open session(s)\n`);
     await server.close();
     io.err.write('evio logsrvd: stopped\n');

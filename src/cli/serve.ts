@@ -11,7 +11,7 @@ import { signedUrl } from '../app/rest-client.js';
 import { checkListenPolicy, startServer } from '../http/server.js';
 import { startLogServer, type LogServer } from '../logsrvd/server.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
-import type { CliCommand, CliIo } from './io.js';
+import { untilStopped, type CliCommand } from './io.js';
 import { shellQuote } from './shell-quote.js';
 
 const HELP = `Usage: evio serve [--host HOST] [--port PORT] [--allow-insecure]
@@ -67,13 +67,6 @@ function firstApp(keystore: string): { appid: string; key: string } | null {
   return id ? { appid: id, key: findApp(ks, id)!.key } : null;
 }
 
-function stopped(io: CliIo): Promise<void> {
-  return new Promise((resolve) => {
-    if (io.signal.aborted) resolve();
-    else io.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-}
-
 export const serveCommand: CliCommand = {
   name: 'serve',
   summary: 'run the REST service (HTTPS, signed calls, OpenAPI at /docs)',
@@ -122,7 +115,7 @@ export const serveCommand: CliCommand = {
     } else {
       io.out.write(`The keystore has no apps: add one with evio keys add APPID\n`);
     }
-    await stopped(io);
+    await untilStopped(io);
     io.err.write(`evio serve: stopping: new calls are refused, calls in flight may finish within ${s.shutdownTimeoutMs} ms\n`);
     if (logServer) await logServer.close();
     const left = await server.drain(s.shutdownTimeoutMs);

@@ -16,6 +16,7 @@ import { loadSettings, type Settings } from '../../src/settings.js';
 import type { ClientMessage } from '../../src/logsrvd/messages.js';
 import { INFO, RawClient, T0 } from './client.js';
 import { events, makeSession, sendlog, settled, sudoToolsAvailable } from './helpers.js';
+import { freePort } from '../helpers/ports.js';
 
 async function until(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -25,13 +26,6 @@ async function until(cond: () => boolean | Promise<boolean>, what: string, timeo
   }
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 describe('log server -> event destinations', () => {
   let home: string;

@@ -5,13 +5,14 @@
 // certificate) -> evio's TLS listener, which with logsrvd.tls.ca checks client certificates
 // (sudo_logsrvd's tls_checkpeer). Certificates are made here with openssl.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { connect as tcpConnect, createServer } from 'node:net';
+import { connect as tcpConnect } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLES } from '../helpers/samples.js';
 import { events, run, SENDLOG, startTestServer, sudoToolsAvailable, type TestServer } from './helpers.js';
+import { freePort } from '../helpers/ports.js';
 
 function stunnelAvailable(): boolean {
   const ok = spawnSync('stunnel', ['-version']).error === undefined && spawnSync('openssl', ['version']).status === 0;
@@ -22,15 +23,6 @@ function stunnelAvailable(): boolean {
 
 const enabled = sudoToolsAvailable() && stunnelAvailable();
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** stunnel in client mode in front of a TLS port; resolves once its local port accepts. */
 async function startStunnel(dir: string, name: string, target: number, cert: string): Promise<{ port: number; child: ChildProcess }> {

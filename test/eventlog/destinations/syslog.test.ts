@@ -15,6 +15,7 @@ import { SyslogSink } from '../../../src/eventlog/destinations/syslog-sink.js';
 import { parseTextBody } from '../../../src/eventlog/import/sudo-text-parse.js';
 import type { StoredEvent } from '../../../src/eventlog/types.js';
 import { FAST, flatFileWith, records, spoolOf, tempDir, until } from './helpers.js';
+import { freePort } from '../../helpers/ports.js';
 
 interface Parsed {
   pri: number;
@@ -53,13 +54,6 @@ function octetFrames(onFrame: (m: string) => void): (chunk: Buffer) => void {
   };
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 const ACCEPT: StoredEvent = {
   recnum: 7, uniqueid: 'u-7', etype: 'A', time: 1767225600.25, submituser: 'alice', submithost: 'web1.example.com', runuser: 'root', runhost: 'web1.example.com',
