@@ -48,8 +48,15 @@ export class OutputLine {
   rowTimeMs = 0;
   private now = 0;
 
-  /** `onText` receives every printable run written (the echo of typed characters among it). */
-  constructor(private readonly onText?: (text: string) => void) {}
+  /**
+   * `onText` receives every printable run written (the echo of typed characters among it) and
+   * '\n' for each line feed; `onRowEnd` the cursor's row as shown just before the cursor leaves
+   * it (a line feed, a vertical move).
+   */
+  constructor(
+    private readonly onText?: (text: string) => void,
+    private readonly onRowEnd?: (row: string) => void,
+  ) {}
 
   write(bytes: Uint8Array, timeMs: number): void {
     this.now = timeMs;
@@ -67,6 +74,7 @@ export class OutputLine {
   }
 
   private newRow(): void {
+    this.onRowEnd?.(this.row);
     this.row = '';
     this.cursor = 0;
     this.rowTimeMs = this.now;

@@ -11,9 +11,11 @@
 // - completed: Tab asked for completion; `text` holds only what was typed.
 // - inexact: a key whose effect cannot be known (undo ^_, Alt+other key) was pressed.
 // - hidden: the line was typed at a no-echo prompt (see below).
-// With the output watched, `shown` is what the terminal showed of the line when its Enter was
-// typed (the cursor's row after the prompt the first key was typed at), when that differs from
-// `text`: a recalled or completed line as the shell displayed it. Never set on hidden lines.
+// With the output watched, `shown` is what the terminal showed of the line when it was entered
+// (the cursor's row after the prompt the first key was typed at, as it was when the output
+// left that row after the Enter, else as it was at the Enter), when that differs from `text`: a
+// recalled, searched (^R), completed or vi-mode line as the shell displayed it when it ran it.
+// Never set on hidden lines.
 // ^C discards the line, ^D on an empty line ends input, other control keys are not text.
 // Escape sequences (function and cursor keys, mouse and focus reports, terminal answers such
 // as cursor-position reports and OSC colour replies) never become text; bracketed paste
@@ -22,9 +24,27 @@
 // No-echo prompts: when the caller feeds the terminal's output (observeOutput), a line is
 // hidden when (a) the row the cursor was on when its first key was typed reads like a secret
 // prompt (`Password:`, `[sudo] password for bob:`, `bob@host's password:`, `Passphrase:`,
-// `Enter PIN:` …), or (b) the output between its first key and ECHO_GRACE_MS after its Enter
-// does not show its text (as a subsequence of the printable output: echo interleaved with
-// redraws still counts). Lines whose echo is still possible are held until that time passes.
+// `Enter PIN:` …), or (b) its keys inserted characters and the terminal echoed none of its keys
+// while it was open, output having been seen in the session. Never because it was edited,
+// recalled, completed or redrawn: what is judged is the keys as typed, not the final text.
+// Each input write (a record: one key when a person types) is answered by the terminal before
+// the next one; its answer is the output after it, up to the next input write and at most
+// ECHO_GRACE_MS later. The keys of a record were echoed when
+// - what they inserted begins the answer (at least half of it: an echo comes first); or, for
+//   several keys that ended a line, it ends the answer's first row (the row the Enter's echo
+//   ended: the prompt and the line redrawn); or, for several keys in a record that ended no
+//   line, it occurs in order in the answer (a redraw, ^R's `(reverse-i-search)` line); a further
+//   line ended in the same record (a paste) must occur whole, after the previous line's echo;
+// - they inserted something, ended no line, and the answer has no printable character at all
+//   (cursor moves and erasing: readline's redraw of an edit, vi-mode commands);
+// - they inserted nothing (cursor keys, ^R, Tab, a vi command taken as an Alt key), ended no
+//   line, and something answered them within the row (no line feed: not another program's line).
+// The output after an Enter belongs to the command and the next prompt: there only the echo of
+// characters typed in the Enter's own record is looked for, at its start, so the letters of a
+// password are not found in a prompt that happens to contain them. A mask (`*` per key) is
+// printable and not the key: no echo. A record whose answer overflows the bounded buffer (a
+// huge paste) counts as echoed: it cannot be judged, so it is shown. Lines whose judgement is
+// still open are held until ECHO_GRACE_MS after their Enter.
 //
 // A pipe (sudo logs stdin only when it is not a terminal) has no line editing: with
 // `editing: false` no key edits or flags anything, CR, LF and CR LF end lines, a tab is text,
@@ -35,8 +55,9 @@
 // the end of the output); while a line is open or its echo undecided, every byte is parsed.
 //
 // Parsing is byte by byte with all state kept between writes, so a stream split anywhere gives
-// the same lines. Memory is bounded: a line holds at most TEXT_LINE_MAX characters (a longer
-// one is emitted in pieces), the echo kept for undecided lines at most ECHO_MAX characters.
+// the same lines (and flags; the echo judgement uses the writes, which are the recording's).
+// Memory is bounded: a line holds at most TEXT_LINE_MAX characters (a longer one is emitted in
+// pieces), the answer kept for a record at most ECHO_MAX characters.
 import { TEXT_LINE_MAX } from './limits.js';
 import { OutputLine } from './output-line.js';
 import type { TextExtractor, TextLine } from './text.js';
@@ -93,12 +114,56 @@ const enum St {
 
 type Flag = 'recalled' | 'completed' | 'edited' | 'inexact' | 'pasted';
 
+/** The echo judgement of one line. */
+interface Judge {
+  /** Characters its keys inserted (typed, pasted, yanked), deleted ones too. */
+  typed: number;
+  /** Some record of its keys was echoed (or could not be judged). */
+  echoed: boolean;
+}
+
+/** The keys of one record that acted on one line. */
+interface Segment {
+  judge: Judge;
+  /** What they inserted, in the order typed (at most TEXT_LINE_MAX characters). */
+  ins: string;
+  /** The line's Enter was among them. */
+  enter: boolean;
+}
+
+/** One input write and the terminal's answer to it. */
+interface KeyRecord {
+  timeMs: number;
+  segs: Segment[];
+  /** Printable output after it ('\n' for a line feed), at most ECHO_MAX characters. */
+  answer: string;
+  /** Bytes of output after it. */
+  bytes: number;
+  overflow: boolean;
+}
+
 interface Pending {
   line: TypedLine;
-  /** Echo counter when its first key was typed. */
-  echoFrom: number;
-  /** Its echo no longer fits the bounded buffer (a big paste): it cannot be judged, so it is not hidden. */
-  unjudged?: boolean;
+  judge: Judge | null;
+}
+
+/** Length of the common prefix of `a` and `b` from `from`. */
+function commonPrefix(a: string, b: string, from: number): number {
+  let i = 0;
+  while (i < a.length && from + i < b.length && a.charCodeAt(i) === b.charCodeAt(from + i)) i++;
+  return i;
+}
+
+/** True when `needle`'s characters occur in order in `hay` from `from` (blanks may be missing). */
+function isSubsequence(needle: string, hay: string, from: number): boolean {
+  let j = from;
+  for (const ch of needle) {
+    if (ch === ' ' || ch === '\t') continue;
+    const k = hay.indexOf(ch, j);
+    if (k < 0) return false;
+    j = k + ch.length;
+  }
+  return true;
 }
 
 function isWordChar(ch: string): boolean {
@@ -118,7 +183,8 @@ export class TypedInput implements TextExtractor {
   private secretPrompt = false;
   /** The output row before the cursor when the first key was typed (the prompt), if watched. */
   private prompt: string | null = null;
-  private echoFrom = 0;
+  /** The echo judgement of the open line (null while none is open). */
+  private judge: Judge | null = null;
   private state: St = St.Ground;
   private params = '';
   private mouseLeft = 0;
@@ -131,11 +197,11 @@ export class TypedInput implements TextExtractor {
   private pos = -1;
   private out: TypedLine[] = [];
 
-  // Echo: the printable output since the oldest undecided line's first key.
+  // Echo: the current input record and the terminal's answer to it.
   private output: OutputLine | null = null;
-  private echo = '';
-  /** Characters of output counted before `echo`'s first one. */
-  private echoBase = 0;
+  private rec: KeyRecord | null = null;
+  /** The last line entered, until the output leaves its row: what the shell showed of it. */
+  private shownWatch: { line: TypedLine; prompt: string } | null = null;
   private waiting: Pending[] = [];
   /** Output was seen: without any (a session recorded without ttyout) echo cannot be judged. */
   private outputSeen = false;
@@ -155,14 +221,22 @@ export class TypedInput implements TextExtractor {
 
   /** Starts judging echo: the caller feeds the terminal's output in order with the input. */
   watchOutput(): void {
-    this.output ??= new OutputLine((t) => this.addEcho(t));
+    this.output ??= this.newOutput();
+  }
+
+  private newOutput(): OutputLine {
+    return new OutputLine(
+      (t) => this.addEcho(t),
+      (row) => this.rowEnded(row),
+    );
   }
 
   observeOutput(bytes: Uint8Array, timeMs: number): void {
     this.watchOutput();
     this.decideUntil(timeMs);
     if (bytes.length > 0) this.outputSeen = true;
-    if (this.lazy && this.startMs < 0 && this.waiting.length === 0) {
+    if (this.rec) this.rec.bytes += bytes.length;
+    if (this.lazy && this.startMs < 0 && this.waiting.length === 0 && this.rec === null && this.shownWatch === null) {
       this.tail.push(Buffer.from(bytes));
       this.tailLen += bytes.length;
       this.tailMs = timeMs;
@@ -181,7 +255,7 @@ export class TypedInput implements TextExtractor {
     if (this.tailLen === 0) return;
     let raw = Buffer.concat(this.tail);
     if (this.tailCut || raw.length > OUTPUT_TAIL_MAX) {
-      this.output = new OutputLine((t) => this.addEcho(t));
+      this.output = this.newOutput();
       raw = raw.subarray(Math.max(0, raw.length - OUTPUT_TAIL_MAX));
     }
     this.tail = [];
@@ -207,6 +281,7 @@ export class TypedInput implements TextExtractor {
   /** write() with `pos`, the data-stream position of bytes[0] (for the Enter's position). */
   writeAt(bytes: Uint8Array, timeMs: number, pos: number): void {
     this.decideUntil(timeMs);
+    this.closeRecord(); // the answer to the previous write ends where this one begins
     this.now = timeMs;
     for (let i = 0; i < bytes.length; i++) {
       this.pos = pos >= 0 ? pos + i : -1;
@@ -234,40 +309,88 @@ export class TypedInput implements TextExtractor {
   // ---- echo and no-echo judgement
 
   private addEcho(text: string): void {
-    if (this.waiting.length === 0 && this.startMs < 0) {
-      this.echoBase += text.length;
-      return;
-    }
-    this.echo += text;
-    if (this.echo.length > ECHO_MAX) {
-      const cut = this.echo.length - ECHO_MAX;
-      this.echo = this.echo.slice(cut);
-      this.echoBase += cut;
-      for (const p of this.waiting) if (p.echoFrom < this.echoBase) p.unjudged = true;
-    }
+    const r = this.rec;
+    if (!r || r.overflow) return;
+    if (r.answer.length + text.length > ECHO_MAX) r.overflow = true;
+    else r.answer += text;
+  }
+
+  private rowEnded(row: string): void {
+    const w = this.shownWatch;
+    if (!w) return;
+    this.shownWatch = null;
+    if (!row.startsWith(w.prompt)) return;
+    const shown = row.slice(w.prompt.length).trim();
+    if (shown !== w.line.text.trim()) w.line.shown = shown;
+    else delete w.line.shown;
+  }
+
+  /** The current record's keys that act on the open line (null when output is not watched). */
+  private segment(): Segment | null {
+    if (this.output === null || this.judge === null) return null;
+    this.rec ??= { timeMs: this.now, segs: [], answer: '', bytes: 0, overflow: false };
+    const last = this.rec.segs.at(-1);
+    if (last && last.judge === this.judge && !last.enter) return last;
+    const s: Segment = { judge: this.judge, ins: '', enter: false };
+    this.rec.segs.push(s);
+    return s;
+  }
+
+  /** Judges the current record by its answer: which of its lines' keys were echoed. */
+  private closeRecord(): void {
+    const r = this.rec;
+    if (!r) return;
+    this.rec = null;
+    const text = r.answer;
+    let p = 0;
+    r.segs.forEach((s, i) => {
+      if (r.overflow) {
+        s.judge.echoed = true;
+        return;
+      }
+      if (s.ins === '') {
+        // Editing keys: an answer within the row is the line editor's (a redraw, a recalled
+        // line, a bell); one with a line feed may be another program's output.
+        if (!s.enter && r.bytes > 0 && !text.includes('\n')) s.judge.echoed = true;
+        return;
+      }
+      while (p < text.length && text[p] === '\n') p++;
+      if (i === 0) {
+        // The echo of the first keys comes first.
+        const k = commonPrefix(s.ins, text, p);
+        const nl = s.enter ? text.indexOf('\n', p) : -1;
+        if (k > 0 && 2 * k >= s.ins.length) {
+          s.judge.echoed = true;
+          p += k;
+        } else if (nl >= 0 && s.ins.length > 1 && text.slice(p, nl).endsWith(s.ins)) {
+          // The echo ends the row the Enter's own echo ends (a redraw of the prompt and the line).
+          s.judge.echoed = true;
+          p = nl;
+        } else if (!s.enter && s.ins.length > 1 && isSubsequence(s.ins, text, p)) s.judge.echoed = true; // a redraw, ^R's search line
+      } else {
+        // A further line of the same write (a paste): its echo follows the previous one's.
+        const k = text.indexOf(s.ins, p);
+        if (k >= 0) {
+          s.judge.echoed = true;
+          p = k + s.ins.length;
+        }
+      }
+      // An answer without any printable character: cursor moves and erasing (an edit's redraw, vi commands).
+      if (!s.enter && r.bytes > 0 && text === '') s.judge.echoed = true;
+    });
   }
 
   private decideUntil(timeMs: number): void {
+    if (this.rec && (timeMs === Infinity || timeMs > this.rec.timeMs + ECHO_GRACE_MS)) this.closeRecord();
     while (this.waiting.length > 0 && (timeMs === Infinity || timeMs > this.waiting[0]!.line.endMs + ECHO_GRACE_MS)) {
       const p = this.waiting.shift()!;
-      const from = Math.max(0, p.echoFrom - this.echoBase);
-      if (this.outputSeen && !p.unjudged && !isSubsequence(p.line.text, this.echo, from)) p.line.hidden = true;
+      if (this.outputSeen && p.judge !== null && p.judge.typed > 0 && !p.judge.echoed) p.line.hidden = true;
       this.release(p.line);
-    }
-    if (this.waiting.length === 0 && this.startMs < 0) {
-      this.echoBase += this.echo.length;
-      this.echo = '';
-    } else {
-      const keepFrom = Math.min(this.waiting.length > 0 ? this.waiting[0]!.echoFrom : Infinity, this.startMs >= 0 ? this.echoFrom : Infinity);
-      const drop = Math.max(0, Math.min(this.echo.length, keepFrom - this.echoBase));
-      if (drop > 0) {
-        this.echo = this.echo.slice(drop);
-        this.echoBase += drop;
-      }
     }
   }
 
   private release(line: TypedLine): void {
+    if (this.shownWatch?.line === line) this.shownWatch = null;
     if (line.hidden) {
       delete line.shown;
       if (this.hiddenMode === 'drop') return;
@@ -279,12 +402,15 @@ export class TypedInput implements TextExtractor {
   // ---- the line
 
   private touch(): void {
-    if (this.startMs >= 0) return;
-    this.catchUp();
-    this.startMs = this.now;
-    this.echoFrom = this.echoBase + this.echo.length;
-    this.prompt = this.output !== null ? this.output.beforeCursor() : null;
-    this.secretPrompt = this.prompt !== null && SECRET_PROMPT.test(this.prompt);
+    if (this.startMs < 0) {
+      this.catchUp();
+      this.shownWatch = null; // a new line is typed: the last one's row is no longer watched
+      this.startMs = this.now;
+      this.prompt = this.output !== null ? this.output.beforeCursor() : null;
+      this.secretPrompt = this.prompt !== null && SECRET_PROMPT.test(this.prompt);
+      this.judge = { typed: 0, echoed: false };
+    }
+    this.segment();
   }
 
   private reset(): void {
@@ -294,6 +420,7 @@ export class TypedInput implements TextExtractor {
     this.startMs = -1;
     this.secretPrompt = false;
     this.prompt = null;
+    this.judge = null;
   }
 
   private enter(): void {
@@ -313,14 +440,21 @@ export class TypedInput implements TextExtractor {
       }
     }
     if (this.secretPrompt) line.hidden = true;
-    const echoFrom = this.echoFrom;
+    const judge = this.judge;
+    if (judge !== null && this.rec) {
+      const s = this.rec.segs.at(-1);
+      if (s && s.judge === judge) s.enter = true;
+    }
+    // The shell redraws an accepted line (^R's search line becomes the line run): the row as
+    // the output leaves it is what was shown.
+    if (this.prompt !== null && this.output && !line.hidden) this.shownWatch = { line, prompt: this.prompt };
     this.reset();
     if (this.waiting.length >= WAITING_MAX) this.release(this.waiting.shift()!.line); // bounded: left unjudged
     if (this.output && !line.hidden) {
-      this.waiting.push({ line, echoFrom });
+      this.waiting.push({ line, judge });
       return;
     }
-    if (this.waiting.length > 0) this.waiting.push({ line, echoFrom });
+    if (this.waiting.length > 0) this.waiting.push({ line, judge });
     else this.release(line);
   }
 
@@ -337,6 +471,9 @@ export class TypedInput implements TextExtractor {
     if (this.cursor === this.chars.length) this.chars.push(ch);
     else this.chars.splice(this.cursor, 0, ch);
     this.cursor++;
+    this.judge!.typed++;
+    const s = this.segment();
+    if (s && s.ins.length < TEXT_LINE_MAX) s.ins += ch;
   }
 
   private flag(f: Flag): void {
@@ -345,7 +482,11 @@ export class TypedInput implements TextExtractor {
   }
 
   private killRange(from: number, to: number): void {
-    if (to <= from) return;
+    if (to <= from) {
+      // Nothing typed to kill there, but history or completion put text in the line: it was edited.
+      if (this.flags.has('recalled') || this.flags.has('completed')) this.flag('edited');
+      return;
+    }
     const text = this.chars.slice(from, to).join('');
     if (!this.killedBefore) this.kill = text;
     else this.kill = from < this.cursor ? text + this.kill : this.kill + text;
@@ -641,16 +782,4 @@ export class TypedInput implements TextExtractor {
         return;
     }
   }
-}
-
-/** True when `needle`'s characters occur in order in `hay` from `from` (spaces may be missing). */
-function isSubsequence(needle: string, hay: string, from: number): boolean {
-  let j = from;
-  for (const ch of needle) {
-    if (ch === ' ' || ch === '\t') continue;
-    const k = hay.indexOf(ch, j);
-    if (k < 0) return false;
-    j = k + ch.length;
-  }
-  return true;
 }

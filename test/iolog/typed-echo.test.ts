@@ -1,0 +1,139 @@
+// The echo judgement of typed input: a line is hidden only when the terminal echoed none of
+// its keys (a no-echo prompt), never because it was edited, recalled or redrawn. The answers
+// below are the output bash 5.2 (readline) wrote to each key in the recorded sessions of
+// fixtures/iolog/timeline-corpus and fixtures/iolog/sudo-typed.
+import { describe, expect, it } from 'vitest';
+import { TypedInput, type TypedLine } from '../../src/iolog/typed-input.js';
+
+const b = (s: string) => Buffer.from(s, 'utf8');
+
+/** [keys, the terminal's answer] per input write, 100 ms apart, the answer 1 ms after its keys. */
+type Step = [keys: string, answer: string];
+
+function play(prompt: string, steps: Step[], hidden: 'keep' | 'redact' = 'keep'): TypedLine[] {
+  const x = new TypedInput({ hidden });
+  let t = 0;
+  x.observeOutput(b(prompt), t);
+  for (const [keys, answer] of steps) {
+    x.writeAt(b(keys), (t += 100), 0);
+    if (answer !== '') x.observeOutput(b(answer), t + 1);
+  }
+  return [...x.takeLines(), ...x.end()];
+}
+
+/** Each character of `s` typed on its own and echoed. */
+const typedEchoed = (s: string): Step[] => [...s].map((c) => [c, c]);
+/** Each character of `s` typed on its own, nothing echoed. */
+const typedSilent = (s: string): Step[] => [...s].map((c) => [c, '']);
+
+const PROMPT = 'evtyped@vm:/tmp$ ';
+const NEXT = `\r\n\x1b[?2004l\rdone\r\n\x1b[?2004h${PROMPT}`;
+
+describe('an edited line is not hidden', () => {
+  it('emacs mode: ^A, Alt-f, then " -h" inserted with ICH', () => {
+    const lines = play(PROMPT, [
+      ...typedEchoed('ls -l /etc/hosts'),
+      ['\x01', '\b'.repeat(16)],
+      ['\x1bf', '\x1b[C\x1b[C'],
+      [' ', '\x1b[C\x1b[1@ \b'],
+      ['-', '\x1b[1@-'],
+      ['h', '\x1b[1@h'],
+      ['\r', NEXT],
+    ]);
+    expect(lines).toEqual([expect.objectContaining({ text: 'ls -h -l /etc/hosts', edited: true })]);
+    expect(lines[0]).not.toHaveProperty('hidden');
+  });
+
+  it('emacs mode: ^U, ^W, ^A, Alt-f, ^E', () => {
+    const lines = play(
+      PROMPT,
+      [
+        ...typedEchoed('rm -rf /x'),
+        ['\x15', '\b'.repeat(9) + '\x1b[K'],
+        ...typedEchoed('echo one two'),
+        ['\x17', '\b\b\b\x1b[K'],
+        ['\x01', '\b'.repeat(9)],
+        ['\x1bf', '\x1b[C'.repeat(4)],
+        ['\x05', '\x1b[C'.repeat(5)],
+        ...typedEchoed('four'),
+        ['\r', NEXT],
+      ],
+      'redact',
+    );
+    expect(lines.map((l) => [l.text, l.hidden ?? false])).toEqual([['echo one four', false]]);
+  });
+
+  it('vi mode: a recalled line changed with commands only (ESC k $ x)', () => {
+    const lines = play(PROMPT, [
+      ['\x1b', ''],
+      ['k', 'echo one three' + '\b'.repeat(14)],
+      ['$', '\x1b[C'.repeat(13)],
+      ['x', '\x1b[K\b'],
+      ['\r', `\r\n\x1b[?2004l\rone thre\r\n\x1b[?2004h${PROMPT}`],
+    ]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toHaveProperty('hidden');
+    expect(lines[0]!.shown).toBe('echo one thre');
+  });
+
+  it('vi mode: ESC 0 w i "-h " Enter shows the line run', () => {
+    const lines = play(PROMPT, [
+      ...typedEchoed('ls -l /etc/hosts'),
+      ['\x1b', ''],
+      ['0', '\b'.repeat(16)],
+      ['w', '\x1b[C\x1b[C\x1b[C'],
+      ['i', ''],
+      ['-', '\x1b[C\x1b[1@-\b'],
+      ['h', '\x1b[1@h'],
+      [' ', '\x1b[1@ '],
+      ['\r', NEXT],
+    ]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toHaveProperty('hidden');
+    expect(lines[0]!.shown).toBe('ls -h -l /etc/hosts');
+  });
+
+  it('^R: the line run is what the shell showed once accepted, not the search text', () => {
+    const p = 'typedin@vm:/tmp$ ';
+    const lines = play(p, [
+      ['\x12', "\r(reverse-i-search)`': \x1b[K"],
+      ['unam', "\b\b\bu': \x1b[7mu\x1b[27mname -s" + '\b'.repeat(11) + "\x1b[1@n': \x1b[7mun\x1b[27m\b\b\b\b\b\x1b[1@a': \x1b[7muna\x1b[27m" + '\b'.repeat(6) + "\x1b[1@m': \x1b[7munam\x1b[27m\b\b\b\b"],
+      ['\r', `\r\x1b[9P${p}unam\b\b\b\b\r\n\x1b[?2004l\rLinux\r\n${p}`],
+    ]);
+    expect(lines).toEqual([expect.objectContaining({ text: 'unam', shown: 'uname -s', recalled: true })]);
+    expect(lines[0]).not.toHaveProperty('hidden');
+  });
+});
+
+describe('a secret is still hidden', () => {
+  it('typed without echo, though the next prompt holds its letters in order', () => {
+    const lines = play(PROMPT, [...typedEchoed('read -s y'), ['\r', '\r\n\x1b[?2004l\r'], ...typedSilent('vtp@m/tp'), ['\r', `\x1b[?2004h${PROMPT}`]], 'redact');
+    expect(lines.map((l) => [l.text, l.hidden ?? false])).toEqual([
+      ['read -s y', false],
+      ['', true],
+    ]);
+  });
+
+  it('typed at once with its Enter (one write), while a command so typed is shown', () => {
+    const silent = (secret: string): Step[] => [...typedEchoed('read -s z'), ['\r', '\r\n\x1b[?2004l\r'], [`${secret}\r`, `\x1b[?2004h${PROMPT}`]];
+    const lines = play(PROMPT, [...silent('p4ss-at-0nce'), ...silent('vtp@m/tp'), ['ls -la\r', 'ls -la\r\n\x1b[?2004l\rtotal 0\r\n' + PROMPT], ['true\r', `\r\x1b[9P${PROMPT}true\r\n\x1b[?2004l\r${PROMPT}`]], 'redact');
+    expect(lines.map((l) => [l.text, l.hidden ?? false])).toEqual([
+      ['read -s z', false],
+      ['', true],
+      ['read -s z', false],
+      ['', true], // its letters are in the prompt, in order
+      ['ls -la', false],
+      ['true', false], // echoed with the prompt redrawn
+    ]);
+  });
+
+  it('masked with a * per key at a prompt that does not say password', () => {
+    const lines = play('Token: ', [...[...'s3cr3t'].map((c): Step => [c, '*']), ['\r', '\r\n$ ']], 'redact');
+    expect(lines.map((l) => [l.text, l.hidden ?? false])).toEqual([['', true]]);
+  });
+
+  it("another program's output while it is typed is not its echo", () => {
+    const lines = play('Token: ', [['s', ''], ['3', ''], ['c', '64 bytes from 127.0.0.1: icmp_seq=1 ttl=64 time=0.04 ms\r\n'], ['r', ''], ['\x1b[D', ''], ['e', ''], ['\r', '\r\n$ ']], 'redact');
+    expect(lines.map((l) => [l.text, l.hidden ?? false])).toEqual([['', true]]);
+  });
+});
