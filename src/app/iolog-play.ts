@@ -11,13 +11,34 @@
 import type { Engine } from '../engine.js';
 import { KeyInput } from '../replay/key-input.js';
 import { TerminalFilter, filterTerminalOutput } from '../replay/terminal-filter.js';
-import { iologChunk, iologCommands, iologScreen, type Params } from './iolog.js';
+import { iologChunk, iologCommands, iologScreen, iologSessionLive, type Params } from './iolog.js';
 
 export { KeyInput };
 
 export interface PlayOptions {
   /** Write the session's bytes as recorded, without the terminal filter (sudoreplay's way). */
   raw?: boolean;
+  /**
+   * Follow a session still being written (sudoreplay -F): at its end, wait for more records
+   * until the session is complete (its timing file loses its write bits).
+   */
+  follow?: boolean;
+}
+
+/** How often a followed session is looked at again once all of it was played, ms. */
+export const FOLLOW_POLL_MS = 250;
+
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** Output streams a terminal shows. */
@@ -80,7 +101,18 @@ export async function* playFrames(engine: Engine, file: string, start: number, s
       yield { gapMs, bytes: filter ? toBuffer(filter.write(bytes)) : bytes, pos: p };
     }
     pos = c.start + c.len;
-    if (c.len === 0 || pos >= c.bytes) break;
+    if (c.len === 0 || pos >= c.bytes) {
+      if (!options.follow || signal?.aborted) break;
+      // Followed: the end of what is written so far. Once the session is complete, whatever
+      // came before its mark is read by one more round; then it ends.
+      if (!(await iologSessionLive(engine, { file }))) {
+        const last = await iologChunk(engine, { file, start: String(pos), len: '1' }, signal);
+        if (last.bytes <= pos) break;
+        continue;
+      }
+      await pause(FOLLOW_POLL_MS, signal);
+      if (signal?.aborted) break;
+    }
   }
   // A character cut off by the end of the recording shows as U+FFFD, as it would have.
   const tail = filter?.end();

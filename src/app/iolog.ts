@@ -298,6 +298,18 @@ export async function iologEventSession(engine: Engine, params: Params): Promise
   return resolveEventSession(roots(engine), iolog);
 }
 
+/**
+ * Whether a session is still being written: a sudo session whose timing file keeps a write bit
+ * (sudo and the log server clear them all when the session ends; sudoreplay -F follows on the
+ * same sign). asciicast files are taken as complete.
+ */
+export async function iologSessionLive(engine: Engine, params: Params): Promise<boolean> {
+  const file = required(params, 'file');
+  const { openSession } = await import('../iolog/locate.js');
+  const session = await openSession(roots(engine), file);
+  return !(await session.complete());
+}
+
 /** Builds or extends one session's seek index now (otherwise the first seek does). */
 export async function iologSeekIndex(engine: Engine, params: Params, signal?: AbortSignal): Promise<SeekBuildStats & { file: string; bytes: number; duration: number }> {
   const file = required(params, 'file');

@@ -14,13 +14,16 @@ import { evioError } from '../errors.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
 import { usageError, type CliIo } from './io.js';
 
-export const PLAY_HELP = `Usage: evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS] [--raw]
+export const PLAY_HELP = `Usage: evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS] [--follow] [--raw]
 
 Plays a session's output in this terminal at its recorded pace, like sudoreplay.
   --speed X          faster (2, 16) or slower (0.5); 1/16 to 64, default 1
   --at SECONDS       start at that time: the screen there is drawn first (from the seek index)
   --idle-limit S     pauses longer than S seconds (after the speed) are cut to S; default 2,
                      0 keeps every pause
+  --follow           a session still being written (sudo or the log server is recording it):
+                     at its end, wait for more and play it as it comes, until the session is
+                     complete (like sudoreplay -F); q stops following
   --raw              write the recorded bytes unfiltered. By default only what draws the
                      screen is written (text, colours, cursor, erase, scrolling, charsets,
                      screen modes); what the recorded user could aim at this terminal is
@@ -54,6 +57,8 @@ async function write(out: Writable, data: string | Uint8Array): Promise<void> {
 export class PlayState {
   paused = false;
   quit = false;
+  /** Called when a key quits (the caller stops waiting for a followed session's next record). */
+  onQuit: (() => void) | null = null;
   /** Seconds to jump to (next command). */
   jumpTo: number | null = null;
   private wakers: Array<() => void> = [];
@@ -93,8 +98,10 @@ export class PlayState {
  */
 export function playKeys(state: PlayState, onNext: () => void): { write(buf: Uint8Array): void } {
   const input = new KeyInput((k) => {
-    if (k === 'q' || k === 'Q' || k === '\x03') state.quit = true;
-    else if (k === ' ') state.paused = !state.paused;
+    if (k === 'q' || k === 'Q' || k === '\x03') {
+      state.quit = true;
+      state.onQuit?.();
+    } else if (k === ' ') state.paused = !state.paused;
     else if (k === '<' || k === '-') state.speed = Math.max(MIN_SPEED, state.speed / 2);
     else if (k === '>' || k === '+') state.speed = Math.min(MAX_SPEED, state.speed * 2);
     else if (k === '.' || k === 'n') onNext();
@@ -149,7 +156,7 @@ function keyReader(state: PlayState, onNext: () => void): { drain(): Promise<voi
 
 export async function runPlay(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, PLAY_HELP, io.out)) return 0;
-  const f = parseFlags(argv, { command: 'iolog play', values: ['speed', 'at', 'idle-limit'], switches: ['raw'], positionals: 1 });
+  const f = parseFlags(argv, { command: 'iolog play', values: ['speed', 'at', 'idle-limit'], switches: ['raw', 'follow'], positionals: 1 });
   if (f.positionals.length !== 1) throw usageError('give exactly one FILE (evio iolog play FILE)');
   const file = f.positionals[0]!;
   const speedText = strFlag(f, 'speed');
@@ -157,9 +164,11 @@ export async function runPlay(argv: string[], io: CliIo): Promise<number> {
   if (!(speed >= MIN_SPEED && speed <= MAX_SPEED)) throw evioError('IOLOG_PLAY_BAD_SPEED', `--speed "${String(speedText).slice(0, 20)}": give a number from 0.0625 to 64`);
   const idleMs = decimal(strFlag(f, 'idle-limit'), 'idle-limit', 2) * 1000;
   const at = strFlag(f, 'at');
-  const options = { raw: f.bools.has('raw') };
+  const options = { raw: f.bools.has('raw'), follow: f.bools.has('follow') };
   const engine = io.engine();
-  const signal = io.signal;
+  // Stopped by SIGINT/SIGTERM or by the q key (a followed session may wait for ever otherwise).
+  const stopping = new AbortController();
+  const signal = AbortSignal.any([io.signal, stopping.signal]);
   const state = new PlayState(speed);
   let start = await playStart(engine, file, at, signal, options);
   let commands: Promise<PlayCommand[] | null> | null = null;
@@ -178,7 +187,8 @@ export async function runPlay(argv: string[], io: CliIo): Promise<number> {
     state.quit = true;
     state.wake();
   };
-  signal.addEventListener('abort', stop, { once: true });
+  io.signal.addEventListener('abort', stop, { once: true });
+  state.onQuit = () => stopping.abort();
   try {
     if (start.repaint) await write(io.out, start.repaint);
     let from = start.offset;
@@ -204,7 +214,7 @@ export async function runPlay(argv: string[], io: CliIo): Promise<number> {
       if (!jumped) return 0;
     }
   } finally {
-    signal.removeEventListener('abort', stop);
+    io.signal.removeEventListener('abort', stop);
     if (keys) {
       await keys.drain();
       keys.close();
