@@ -15,26 +15,17 @@ import { evioError, toEvioError } from '../errors.js';
 import { realOrNull } from '../paths.js';
 import { openStore, type StoreSpec } from '../eventlog/stores.js';
 import type { EventStore, NewEvent } from '../eventlog/types.js';
-import type { QueryParams } from './types.js';
+import { isSecretParam, redactArgv, redactText, redactValue } from './audit-redact.js';
 
-/** Parameters that carry secrets: never written to a log. */
-const SECRET_PARAMS = new Set(['hmac', 'key']);
+export { isSecretParam } from './audit-redact.js';
 
-export function isSecretParam(name: string): boolean {
-  return SECRET_PARAMS.has(name.toLowerCase());
-}
-
-/** The call's parameters as `name=value` words, in the order sent, without secrets. */
+/**
+ * The call's parameters as `name=value` words, in the order sent, without secret-named ones
+ * (their values are credentials in any other word: auditRecords redacts every word).
+ */
 export function auditArgv(params: Iterable<[string, string]>): string[] {
   const out: string[] = [];
   for (const [k, v] of params) if (!isSecretParam(k)) out.push(`${k}=${v}`);
-  return out;
-}
-
-/** A parameter record without its secrets (for the request log). */
-export function withoutSecrets(query: QueryParams): QueryParams {
-  const out: QueryParams = {};
-  for (const k of Object.keys(query)) if (!isSecretParam(k)) out[k] = query[k];
   return out;
 }
 
@@ -71,22 +62,28 @@ export function cliActor(): { user: string; from: string } {
   return { user, from: HOST };
 }
 
-/** The records one audited call is written as. */
+/**
+ * The records one audited call is written as. Every string recorded is redacted first
+ * (audit-redact.ts): a password in an argument, a parameter, an error text or an extra key
+ * never reaches the file.
+ */
 export function auditRecords(e: AuditEntry, now = Date.now() / 1000): NewEvent[] {
+  const extra = e.extra ? (redactValue(e.extra) as Record<string, unknown>) : {};
+  const outcome = redactText(e.outcome);
   const common = {
     uniqueid: randomUUID(),
-    submituser: e.user,
-    submithost: e.from,
+    submituser: redactText(e.user),
+    submithost: redactText(e.from),
     runuser: 'evio',
     runhost: HOST,
-    runcommand: e.command,
-    runargv: e.argv,
-    ...e.extra,
+    runcommand: redactText(e.command),
+    runargv: redactArgv(e.argv),
+    ...extra,
   };
-  if (!e.accepted) return [{ ...common, etype: 'R', time: e.started, reason: e.outcome, exitstatus: e.outcome, exitcode: e.status }];
+  if (!e.accepted) return [{ ...common, etype: 'R', time: e.started, reason: outcome, exitstatus: outcome, exitcode: e.status }];
   return [
     { ...common, etype: 'A', time: e.started },
-    { ...common, etype: 'F', time: now, exitstatus: e.outcome, exitcode: e.status },
+    { ...common, etype: 'F', time: now, exitstatus: outcome, exitcode: e.status },
   ];
 }
 

@@ -1,6 +1,6 @@
 // The service's request log and the REST half of the audit trail (docs/service.md, "Request log
 // and audit trail"). Every call is one JSON line through fastify's logger (pino): time, request
-// id, client address, appid, method, path, parameters (never hmac or keys), HTTP status, evio
+// id, client address, appid, method, path, parameters (never hmac, keys or passwords), HTTP status, evio
 // status, rows or bytes returned, duration. Calls to writing routes are also appended to the
 // audit event log (src/app/audit.ts) before their answer is sent.
 import { randomUUID } from 'node:crypto';
@@ -8,6 +8,7 @@ import { LogController, type FastifyInstance, type FastifyRequest, type FastifyS
 import type { Engine } from '../engine.js';
 import { auditArgv, isSecretParam, recordAudit } from '../app/audit.js';
 import { recordUnsignedRefusal } from '../app/audit-refusals.js';
+import { redactText } from '../app/audit-redact.js';
 import type { ApiResponse, Route } from '../app/types.js';
 import { toEvioError } from '../errors.js';
 import { APPID_RE } from '../keystore.js';
@@ -39,7 +40,10 @@ interface Note {
 const notes = new WeakMap<FastifyRequest, Note>();
 const STATUS_RE = /"status":(\d+)/;
 
-/** The query parameters of a raw URL without secrets; a repeated one becomes an array. */
+/**
+ * The query parameters of a raw URL without secret-named ones, and with credentials inside the
+ * others replaced (a dsn's `PWD=...;`, audit-redact.ts); a repeated one becomes an array.
+ */
 function loggedParams(rawUrl: string): Record<string, string | string[]> {
   const q = rawUrl.indexOf('?');
   const out: Record<string, string | string[]> = {};
@@ -47,7 +51,8 @@ function loggedParams(rawUrl: string): Record<string, string | string[]> {
   for (const [k, v] of new URLSearchParams(rawUrl.slice(q + 1))) {
     if (isSecretParam(k)) continue;
     const had = out[k];
-    out[k] = had === undefined ? v : Array.isArray(had) ? [...had, v] : [had, v];
+    const value = redactText(v);
+    out[k] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
   }
   return out;
 }
