@@ -24,6 +24,7 @@ import { iterableBody } from './stream-body.js';
 import { checkListenPolicy, loadTls } from '../listen-policy.js';
 import { answered, installRequestLog, requestLogOptions } from './request-log.js';
 import { registerConsole } from './console-assets.js';
+import { installFrameGuard } from './frame-guard.js';
 import { swaggerUiOptions } from './swagger-signing.js';
 
 /** For `evio serve`: the transport policy, checked before the data folder is prepared. */
@@ -175,6 +176,7 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
   }) as unknown as FastifyInstance;
 
   installRequestLog(app, settings);
+  installFrameGuard(app);
 
   // Bodies are JSON only; the raw bytes are kept for the signature check.
   app.removeAllContentTypeParsers();
