@@ -32,7 +32,10 @@ export function auditArgv(params: Iterable<[string, string]>): string[] {
 export interface AuditEntry {
   /** Authorized and run (A + F), or refused before it ran (R). */
   accepted: boolean;
-  /** Who asked: the appid, or the OS user of a CLI call. */
+  /**
+   * Who asked: the appid whose signature was verified, UNAUTHENTICATED (audit-refusals.ts) for a
+   * call whose signature was not, or the OS user of a CLI call.
+   */
   user: string;
   /** From where: the client address, or this host for a CLI call. */
   from: string;
@@ -182,6 +185,17 @@ export function refuseAuditLogWrite(engine: Engine, store: StoreLike): void {
   const path = storePath(store);
   if (path !== null && isAuditFamily(engine, path)) {
     throw evioError('AUDIT_LOG_EVIO_ONLY', `${path} is ${isAuditLog(engine, path) ? "evio's audit log" : `a file of evio's audit log (${engine.settings.auditlog}) or of its rotated files`}: only evio's own recording of calls adds records to it`);
+  }
+}
+
+/**
+ * Refuses an output file named in the audit log's family (1636): an export, a generated log or
+ * an I/O log export written there would replace the audit log or a rotated file (they are
+ * written through a rename or truncated), or put a file in the family that no audited call made.
+ */
+export function refuseAuditOutput(engine: Engine, path: string): void {
+  if (isAuditFamily(engine, path)) {
+    throw evioError('AUDIT_LOG_EVIO_ONLY', `${resolve(path)} is ${isAuditLog(engine, path) ? "evio's audit log" : `named as a file of evio's audit log (${engine.settings.auditlog}) or of its rotated files`}: no output is written there`);
   }
 }
 

@@ -1,7 +1,7 @@
 // The audit log's whole family is protected, not only the live file: its rotated files (made by
 // evio events rotate, plain or gzipped, or named by logrotate) and the files kept beside it
-// cannot be deleted from, purged, appended, copied or imported into, or rotated away, through
-// REST or the CLI. Before, `DELETE /REST/v2.0/events?format=ff&file=audit.ndjson.<stamp>&all=1`
+// cannot be deleted from, purged, appended, copied or imported into, written over by an export,
+// or rotated away, through REST or the CLI. Before, `DELETE /REST/v2.0/events?format=ff&file=audit.ndjson.<stamp>&all=1`
 // emptied a rotated audit file (the attack review removed 697 of 697 records), and the CLI could
 // append forged records to the live file.
 import { spawnSync } from 'node:child_process';
@@ -112,6 +112,19 @@ describe("the audit log's family", () => {
       [['events', 'copy', '--from', `ff:${events}`, '--to', `ff:${h.settings.auditlog}`], 1636],
       [['events', 'copy', '--from', `ff:${events}`, '--to', `ff:${h.settings.auditlog}.20990101T000000Z`], 1636],
     ];
+    // Output files: an export or a generated log renamed or written over the audit log would replace it.
+    const outputs: Array<[string[], number]> = [
+      [['events', 'export', `ff:${events}`, '--out', h.settings.auditlog], 1636],
+      [['events', 'export', `ff:${events}`, '--out', `${h.settings.auditlog}.20990101T000000Z`], 1636],
+      [['generate', 'events', '--count', '5', '--out', h.settings.auditlog], 1636],
+      [['generate', 'sessions', '--count', '1', '--out', `${h.settings.auditlog}-20990101`], 1636],
+    ];
+    const liveBefore = readFileSync(h.settings.auditlog);
+    for (const [args, code] of outputs) {
+      const r = cli(h, args);
+      expect([args.join(' '), r.status, r.stderr.match(/\b(16\d\d)\b/)?.[1]]).toEqual([args.join(' '), 1, String(code)]);
+    }
+    expect(readFileSync(h.settings.auditlog).equals(liveBefore)).toBe(true);
     for (const [args, code, input] of refusals) {
       const r = cli(h, args, input);
       expect([args.join(' '), r.status, r.stderr.match(/\b(16\d\d)\b/)?.[1]]).toEqual([args.join(' '), 1, String(code)]);
