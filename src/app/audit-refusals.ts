@@ -6,8 +6,30 @@
 // next minute's first refusal arrives, or when the engine closes. Calls with a valid signature
 // are never throttled: their refusals (a route the app may not call, the audit log's own
 // append-only rule) are recorded one by one, as are all accepted calls.
+//
+// A budget of calls alone did not bound the bytes: each record carried every parameter the
+// caller sent (up to 16 KiB of URL), so one caller added ~13 KB a record, ~721 KiB a minute. Each
+// recorded unsigned refusal is now cut to at most MAX_REFUSAL_BYTES (its first parameters,
+// each shortened; then fewer), and its caller is never named as a fact: `submituser` is the fixed
+// marker UNAUTHENTICATED (no appid can be spelled so) and the appid the call claimed is kept as
+// `claimed_appid`.
+import { Buffer } from 'node:buffer';
 import type { Engine } from '../engine.js';
-import { recordAudit, type AuditEntry } from './audit.js';
+import { auditRecords, recordAudit, type AuditEntry } from './audit.js';
+
+/** submituser of a call whose signature was not verified: not an appid (APPID_RE never matches). */
+export const UNAUTHENTICATED = '(unauthenticated)';
+
+/** The longest line one recorded unsigned refusal may add to the audit log (with its recnum). */
+export const MAX_REFUSAL_BYTES = 1024;
+/** The longest summary record line (SUMMARY_ADDRESSES addresses at most). */
+export const MAX_SUMMARY_BYTES = 4096;
+/** What is kept of an unsigned call's parameters. */
+const REFUSAL_ARGS = 8;
+const REFUSAL_ARG_CHARS = 64;
+const REFUSAL_OUTCOME_CHARS = 200;
+/** Room left for the recnum the store adds, and the newline. */
+const RECNUM_ROOM = 32;
 
 /** Client addresses named in a summary record; the rest are counted under `others`. */
 const SUMMARY_ADDRESSES = 32;
@@ -81,7 +103,7 @@ export function summaryEntry(s: SuppressedCalls): AuditEntry {
   if (s.others > 0) addresses.push(`others=${s.others}`);
   return {
     accepted: false,
-    user: '(unsigned)',
+    user: UNAUTHENTICATED,
     from: s.byAddress.length === 1 && s.others === 0 ? s.byAddress[0]![0] : '(several)',
     command: 'refused unsigned calls',
     argv: addresses,
@@ -108,13 +130,45 @@ class RefusalGate {
   }
 }
 
+const cut = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n)}…` : s);
+
+/** Bytes of the record an entry is written as (the first one: an unsigned refusal is one R). */
+function recordBytes(e: AuditEntry): number {
+  const rec = auditRecords(e, e.started)[0]!;
+  return Buffer.byteLength(JSON.stringify(rec)) + RECNUM_ROOM;
+}
+
+/**
+ * An unsigned refusal as it may be recorded: its first REFUSAL_ARGS parameters, each cut to
+ * REFUSAL_ARG_CHARS characters, a count of the others, the outcome cut to REFUSAL_OUTCOME_CHARS;
+ * then, while its line would still pass MAX_REFUSAL_BYTES (escapes, multi-byte characters),
+ * fewer parameters and a shorter outcome. Extra keys are cut the same way.
+ */
+export function boundedRefusal(e: AuditEntry): AuditEntry {
+  const argv = e.argv.slice(0, REFUSAL_ARGS).map((w) => cut(w, REFUSAL_ARG_CHARS));
+  let dropped = e.argv.length - argv.length;
+  const extra: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(e.extra ?? {}).slice(0, 8)) extra[cut(k, 32)] = typeof v === 'string' ? cut(v, REFUSAL_ARG_CHARS) : typeof v === 'number' || typeof v === 'boolean' || v === null ? v : '(omitted)';
+  const out: AuditEntry = { ...e, user: cut(e.user, REFUSAL_ARG_CHARS), from: cut(e.from, REFUSAL_ARG_CHARS), command: cut(e.command, REFUSAL_ARG_CHARS), outcome: cut(e.outcome, REFUSAL_OUTCOME_CHARS), extra };
+  const withArgs = () => (dropped > 0 ? [...argv, `(+${dropped} more parameters)`] : argv);
+  out.argv = withArgs();
+  while (recordBytes(out) > MAX_REFUSAL_BYTES && argv.length > 0) {
+    argv.pop();
+    dropped++;
+    out.argv = withArgs();
+  }
+  if (recordBytes(out) > MAX_REFUSAL_BYTES) out.outcome = cut(out.outcome, 40);
+  return out;
+}
+
 /**
  * Records a writing call refused before its signature was verified, within the per-minute
- * budget (see the top of this file). Throws AUDIT_WRITE_FAILED as recordAudit does.
+ * budget and cut to MAX_REFUSAL_BYTES (see the top of this file). Throws AUDIT_WRITE_FAILED as
+ * recordAudit does.
  */
 export async function recordUnsignedRefusal(engine: Engine, e: AuditEntry): Promise<void> {
   const gate = await engine.resource('audit:refusals', () => new RefusalGate(engine, engine.settings.auditRefusedPerMinute));
   const verdict = gate.window.admit(e.from, Date.now());
   if (verdict.summary) await recordAudit(engine, summaryEntry(verdict.summary));
-  if (verdict.record) await recordAudit(engine, e);
+  if (verdict.record) await recordAudit(engine, boundedRefusal(e));
 }

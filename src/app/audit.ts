@@ -4,43 +4,38 @@
 //   evio events query ff:<home>/audit.ndjson --runcommand 'DELETE*'
 // An authorized call is an accept record (A) with a finish record (F) carrying the outcome, so a
 // default query shows the outcome merged into the accept; a refused call is one reject record (R).
-// The log is append-only through evio: deletes and purges of it are refused (1622).
+// The log and its rotated files are append-only through evio: deletes and purges of any file of
+// the family are refused (1622), and only this module adds records to them (1636).
 import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Engine } from '../engine.js';
 import { evioError, toEvioError } from '../errors.js';
 import { realOrNull } from '../paths.js';
-import { openStore } from '../eventlog/stores.js';
+import { openStore, type StoreSpec } from '../eventlog/stores.js';
 import type { EventStore, NewEvent } from '../eventlog/types.js';
-import type { QueryParams } from './types.js';
+import { isSecretParam, redactArgv, redactText, redactValue } from './audit-redact.js';
 
-/** Parameters that carry secrets: never written to a log. */
-const SECRET_PARAMS = new Set(['hmac', 'key']);
+export { isSecretParam } from './audit-redact.js';
 
-export function isSecretParam(name: string): boolean {
-  return SECRET_PARAMS.has(name.toLowerCase());
-}
-
-/** The call's parameters as `name=value` words, in the order sent, without secrets. */
+/**
+ * The call's parameters as `name=value` words, in the order sent, without secret-named ones
+ * (their values are credentials in any other word: auditRecords redacts every word).
+ */
 export function auditArgv(params: Iterable<[string, string]>): string[] {
   const out: string[] = [];
   for (const [k, v] of params) if (!isSecretParam(k)) out.push(`${k}=${v}`);
   return out;
 }
 
-/** A parameter record without its secrets (for the request log). */
-export function withoutSecrets(query: QueryParams): QueryParams {
-  const out: QueryParams = {};
-  for (const k of Object.keys(query)) if (!isSecretParam(k)) out[k] = query[k];
-  return out;
-}
-
 export interface AuditEntry {
   /** Authorized and run (A + F), or refused before it ran (R). */
   accepted: boolean;
-  /** Who asked: the appid, or the OS user of a CLI call. */
+  /**
+   * Who asked: the appid whose signature was verified, UNAUTHENTICATED (audit-refusals.ts) for a
+   * call whose signature was not, or the OS user of a CLI call.
+   */
   user: string;
   /** From where: the client address, or this host for a CLI call. */
   from: string;
@@ -70,22 +65,28 @@ export function cliActor(): { user: string; from: string } {
   return { user, from: HOST };
 }
 
-/** The records one audited call is written as. */
+/**
+ * The records one audited call is written as. Every string recorded is redacted first
+ * (audit-redact.ts): a password in an argument, a parameter, an error text or an extra key
+ * never reaches the file.
+ */
 export function auditRecords(e: AuditEntry, now = Date.now() / 1000): NewEvent[] {
+  const extra = e.extra ? (redactValue(e.extra) as Record<string, unknown>) : {};
+  const outcome = redactText(e.outcome);
   const common = {
     uniqueid: randomUUID(),
-    submituser: e.user,
-    submithost: e.from,
+    submituser: redactText(e.user),
+    submithost: redactText(e.from),
     runuser: 'evio',
     runhost: HOST,
-    runcommand: e.command,
-    runargv: e.argv,
-    ...e.extra,
+    runcommand: redactText(e.command),
+    runargv: redactArgv(e.argv),
+    ...extra,
   };
-  if (!e.accepted) return [{ ...common, etype: 'R', time: e.started, reason: e.outcome, exitstatus: e.outcome, exitcode: e.status }];
+  if (!e.accepted) return [{ ...common, etype: 'R', time: e.started, reason: outcome, exitstatus: outcome, exitcode: e.status }];
   return [
     { ...common, etype: 'A', time: e.started },
-    { ...common, etype: 'F', time: now, exitstatus: e.outcome, exitcode: e.status },
+    { ...common, etype: 'F', time: now, exitstatus: outcome, exitcode: e.status },
   ];
 }
 
@@ -119,14 +120,91 @@ export async function recordAudit(engine: Engine, e: AuditEntry): Promise<void> 
 export function isAuditLog(engine: Engine, path: string): boolean {
   const audit = engine.settings.auditlog;
   if (audit === 'off') return false;
-  const real = (p: string) => realOrNull(p) ?? resolve(p);
-  return real(path) === real(audit);
+  return realPath(path) === realPath(audit);
 }
 
-/** Refuses a delete or purge of the audit log (1622): it is append-only through evio. */
-export function refuseAuditLogChange(engine: Engine, store: EventStore): void {
+/** A path with its symlinks resolved; a file not there yet by its resolved directory. */
+function realPath(p: string): string {
+  const abs = resolve(p);
+  return realOrNull(abs) ?? join(realOrNull(dirname(abs)) ?? dirname(abs), basename(abs));
+}
+
+/**
+ * Whether a path belongs to the audit log's family: the live file; its rotated files, plain or
+ * gzipped, whatever named them (`audit.ndjson.<stamp>[.gz]` by evio events rotate, logrotate's
+ * `audit.ndjson-<date>` and `audit.ndjson.<n>`); and everything kept beside them (the `.evidx`
+ * skip indexes, the `.lock` writer lock, the `.rotating` journal, scratch files). All of them are
+ * named by the live file's name followed by a dot or a dash, in its directory (both the path as
+ * configured and the one its symlinks resolve to), so a prefix names them all; a skip index in
+ * flatfileIndexDir is `<hash>-<name>...evidx`. Conservative on purpose: a stray file named like
+ * `audit.ndjson.bak` is refused too.
+ */
+export function isAuditFamily(engine: Engine, path: string): boolean {
+  const audit = engine.settings.auditlog;
+  if (audit === 'off') return false;
+  const p = realPath(path);
+  const pdir = dirname(p);
+  const pname = basename(p);
+  const named = (name: string, base: string) => name.startsWith(`${base}.`) || name.startsWith(`${base}-`);
+  const cacheDir = engine.settings.flatfileIndexDir;
+  const index = cacheDir !== '' && pdir === realPath(cacheDir) ? /^[0-9a-f]{16}-(.+)$/.exec(pname) : null;
+  for (const live of new Set([resolve(audit), realPath(audit)])) {
+    if (p === live) return true;
+    const base = basename(live);
+    if (pdir === realPath(dirname(live)) && named(pname, base)) return true;
+    if (index && (index[1] === base || named(index[1]!, base))) return true;
+  }
+  return false;
+}
+
+/** An opened store or a store's spec: a flat file's path, or null. */
+type StoreLike = EventStore | StoreSpec;
+
+function storePath(store: StoreLike): string | null {
   const path = (store as { path?: unknown }).path;
-  if (store.kind === 'ff' && typeof path === 'string' && isAuditLog(engine, path)) {
-    throw evioError('AUDIT_LOG_APPEND_ONLY', `${engine.settings.auditlog} is evio's audit log: it is append-only, and no delete or purge may change it (rotate it with evio events rotate to retire old records)`);
+  return store.kind === 'ff' && typeof path === 'string' ? path : null;
+}
+
+/**
+ * Refuses a delete or purge of any file of the audit log's family (1622): the live file and its
+ * rotated files are append-only through evio, through every door (REST, evio call, the CLI).
+ */
+export function refuseAuditLogChange(engine: Engine, store: StoreLike): void {
+  const path = storePath(store);
+  if (path !== null && isAuditFamily(engine, path)) {
+    throw evioError('AUDIT_LOG_APPEND_ONLY', `${path} is ${isAuditLog(engine, path) ? "evio's audit log" : `a file of evio's audit log (${engine.settings.auditlog}) or of its rotated files`}: no delete or purge may change it (retire whole rotated files with evio events rotate --remove-older-than, which is recorded)`);
+  }
+}
+
+/**
+ * Refuses records written into the audit log's family by anyone but evio's own recorder (1636):
+ * an append, a copy or an import there would put records in the audit trail that no audited
+ * call made.
+ */
+export function refuseAuditLogWrite(engine: Engine, store: StoreLike): void {
+  const path = storePath(store);
+  if (path !== null && isAuditFamily(engine, path)) {
+    throw evioError('AUDIT_LOG_EVIO_ONLY', `${path} is ${isAuditLog(engine, path) ? "evio's audit log" : `a file of evio's audit log (${engine.settings.auditlog}) or of its rotated files`}: only evio's own recording of calls adds records to it`);
+  }
+}
+
+/**
+ * Refuses an output file named in the audit log's family (1636): an export, a generated log or
+ * an I/O log export written there would replace the audit log or a rotated file (they are
+ * written through a rename or truncated), or put a file in the family that no audited call made.
+ */
+export function refuseAuditOutput(engine: Engine, path: string): void {
+  if (isAuditFamily(engine, path)) {
+    throw evioError('AUDIT_LOG_EVIO_ONLY', `${resolve(path)} is ${isAuditLog(engine, path) ? "evio's audit log" : `named as a file of evio's audit log (${engine.settings.auditlog}) or of its rotated files`}: no output is written there`);
+  }
+}
+
+/**
+ * Refuses a rotation of a file of the audit log's family other than the live file (1622): it
+ * would rename a rotated file out of the family (its records no longer read by family=1 queries).
+ */
+export function refuseAuditRotation(engine: Engine, path: string): void {
+  if (isAuditFamily(engine, path) && !isAuditLog(engine, path)) {
+    throw evioError('AUDIT_LOG_APPEND_ONLY', `${path} is a file of evio's audit log (${engine.settings.auditlog}) or of its rotated files: only the live audit log is rotated`);
   }
 }

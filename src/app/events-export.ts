@@ -8,6 +8,7 @@ import { parseExportFormat, type ExportFormat } from '../eventlog/export/formats
 import { NO_LIMIT, newPageEnd, type NextPage } from '../eventlog/paging.js';
 import { parseEventQuery, type Params } from '../eventlog/query.js';
 import { formatParamsOf, openStore, parseStoreName } from '../eventlog/stores.js';
+import { refuseAuditOutput } from './audit.js';
 
 export interface ExportRequest {
   /** Store name (ff:PATH, db:PATH, pg:NAME|URL, odbc:DSN). */
@@ -37,6 +38,7 @@ export interface ExportResult {
 export async function exportEvents(engine: Engine, r: ExportRequest): Promise<ExportResult> {
   const format = parseExportFormat(r.format);
   const tz = engine.settings.timezone;
+  if (r.out) refuseAuditOutput(engine, r.out);
   const spec = parseStoreName(engine, r.store, process.cwd(), { existing: true });
   const { query } = parseEventQuery({ ...r.params, ...formatParamsOf(spec) }, tz);
   // Export is for everything: the query's default page size does not apply.

@@ -6,6 +6,7 @@ import { jobsDir } from '../common/job-files.js';
 import { importSudoLog, type ImportProgress, type ImportReport } from '../eventlog/import/importer.js';
 import { IMPORT_FORMATS, type AlertPolicy, type ImportFormat } from '../eventlog/import/types.js';
 import { openStore, parseStoreName } from '../eventlog/stores.js';
+import { refuseAuditLogWrite } from './audit.js';
 
 export type { ImportReport, ImportProgress } from '../eventlog/import/importer.js';
 export { IMPORT_FORMATS } from '../eventlog/import/types.js';
@@ -30,7 +31,9 @@ export async function importEvents(engine: Engine, r: ImportRequest): Promise<Im
   const alerts = r.alerts ?? 'skip';
   if (alerts !== 'skip' && alerts !== 'reject') throw evioError('CLI_USAGE', '--alerts takes skip or reject');
   const s = engine.settings;
-  const store = await openStore(engine, parseStoreName(engine, r.to ?? `ff:${s.eventlog}`));
+  const spec = parseStoreName(engine, r.to ?? `ff:${s.eventlog}`);
+  refuseAuditLogWrite(engine, spec);
+  const store = await openStore(engine, spec);
   return importSudoLog({
     format: r.format as ImportFormat,
     file: r.file,

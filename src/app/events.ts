@@ -10,7 +10,7 @@ import { shapeEvent, shapeLegacyEvent, type ReturnedEvent } from '../eventlog/sh
 import { copyStore, type CopyProgress } from '../eventlog/copy.js';
 import { NO_LIMIT, newPageEnd, PageCut, type PageEnd } from '../eventlog/paging.js';
 import { formatParamsOf, openRequestStore, openStore, parseStoreName, type StoreSpec } from '../eventlog/stores.js';
-import { refuseAuditLogChange } from './audit.js';
+import { refuseAuditLogChange, refuseAuditLogWrite } from './audit.js';
 import { destinationTargets } from './event-destinations.js';
 import type { AppendResult, DeleteResult, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats } from '../eventlog/types.js';
 
@@ -131,7 +131,9 @@ export function eventDestinations(engine: Engine): Record<string, string | null>
  * does not exist yet — appends, copies and imports are the calls that create stores.
  */
 export async function appendEvents(engine: Engine, storeName: string, events: Iterable<NewEvent> | AsyncIterable<NewEvent>, opts: { signal?: AbortSignal } = {}): Promise<AppendResult & { store: string }> {
-  const store = await openStore(engine, parseStoreName(engine, storeName));
+  const spec = parseStoreName(engine, storeName);
+  refuseAuditLogWrite(engine, spec);
+  const store = await openStore(engine, spec);
   const res = await store.append(events, opts.signal ? { signal: opts.signal } : {});
   return { ...res, store: store.name };
 }
@@ -147,7 +149,9 @@ export interface CopyRequest {
 /** `evio events copy`, `evio demo`: every record of one store into another; re-runs add nothing. */
 export async function copyEvents(engine: Engine, r: CopyRequest): Promise<CopyProgress & { from: string; to: string }> {
   const src = await openStore(engine, parseStoreName(engine, r.from, process.cwd(), { existing: true }));
-  const dst = await openStore(engine, parseStoreName(engine, r.to));
+  const to = parseStoreName(engine, r.to);
+  refuseAuditLogWrite(engine, to);
+  const dst = await openStore(engine, to);
   const p = await copyStore(src, dst, { ...(r.signal ? { signal: r.signal } : {}), ...(r.onProgress ? { onProgress: r.onProgress } : {}) });
   return { ...p, from: src.name, to: dst.name };
 }

@@ -2,10 +2,11 @@
 // I/O log roots and the keystore are created when missing; a new keystore gets one app with a
 // random key. The key is written to a file only its owner can read (its path is printed): a
 // service's standard output goes to the journal, which others may read and which is kept.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Settings } from '../settings.js';
 import { newKey, writeKeystore, writeOwnerOnly } from '../keystore.js';
+import { mkdirPrivate } from '../private-files.js';
 
 export const FIRST_APPID = 'admin';
 
@@ -18,10 +19,11 @@ export interface FirstStart {
 
 export function prepareDataFolder(settings: Settings, now = new Date()): FirstStart {
   const warnings: string[] = [];
-  mkdirSync(settings.home, { recursive: true });
+  // 0700: the keystore, the audit log and the caches are evio's alone (private-files.ts).
+  mkdirPrivate(settings.home);
   for (const dir of settings.iologdirs) {
     try {
-      mkdirSync(dir, { recursive: true });
+      mkdirPrivate(dir); // as sudo makes its I/O log folders
     } catch (err) {
       warnings.push(`cannot create the I/O log root ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }

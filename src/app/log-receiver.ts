@@ -16,6 +16,7 @@ import { defaultMapContext, type AcceptInfo, type ImportRecord } from '../eventl
 import { openStore, parseStoreName } from '../eventlog/stores.js';
 import type { EventStore } from '../eventlog/types.js';
 import { SessionMasker, type MaskOptions, type MaskSink } from '../iolog/redact/masker.js';
+import { refuseAuditLogWrite } from './audit.js';
 import { LogIds } from './log-ids.js';
 import { createIologSession, reopenIologSession, type InfoValue, type IologSession, type IologWriterOptions, type TimeSpec } from '../iolog/writer/index.js';
 
@@ -183,6 +184,7 @@ export async function openLogReceiver(engine: Engine, opts: LogReceiverOptions =
   const s = engine.settings;
   const log = opts.log ?? (() => {});
   const store = await openStore(engine, parseStoreName(engine, `ff:${s.eventlog}`));
+  refuseAuditLogWrite(engine, store); // an eventlog set to the audit log would let any sudo client add to it
   const journal = new EventJournal(store, opts.onAppended ?? (() => {}));
   const writer = iologWriterOptions(engine);
   const logIds = new LogIds(LogIds.keyFileIn(s.home), writer.roots.map((r) => realOrNull(r) ?? r));

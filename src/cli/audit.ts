@@ -1,5 +1,5 @@
 // The CLI half of the audit trail: the commands that change data (event deletes, purges,
-// imports, appends, copies; key changes) are appended to the audit log with the OS user, this
+// imports, appends, copies, rotations and retirements of rotated files; key changes) are appended to the audit log with the OS user, this
 // host, the arguments and the outcome. A command tells the outcome in words with noteOutcome;
 // a failure is recorded with its error. Usage errors and --help change nothing and are not
 // recorded, nor are dry runs.
@@ -8,7 +8,7 @@ import { toEvioError } from '../errors.js';
 import type { CliIo } from './io.js';
 
 const AUDITED: Readonly<Record<string, readonly string[]>> = {
-  events: ['delete', 'purge', 'import', 'append', 'copy'],
+  events: ['delete', 'purge', 'import', 'append', 'copy', 'rotate'],
   keys: ['add', 'remove', 'rotate'],
 };
 
@@ -22,7 +22,8 @@ export function noteOutcome(io: CliIo, text: string, extra: Record<string, unkno
 function audited(command: string, args: readonly string[]): boolean {
   const sub = args[0];
   if (sub === undefined || !(AUDITED[command] ?? []).includes(sub)) return false;
-  return !args.some((a) => a === '--help' || a === '-h' || a === '--dry-run');
+  // --list only reads (evio events rotate --list).
+  return !args.some((a) => a === '--help' || a === '-h' || a === '--dry-run' || a === '--list');
 }
 
 /** Runs a command; when it changes data, appends what it did (or how it failed) to the audit log. */

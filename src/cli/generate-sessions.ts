@@ -1,6 +1,7 @@
 // `evio generate sessions --count N --seed S --out DIR`: deterministic synthetic sudo I/O log
 // sessions (src/iolog/generate-sessions.ts).
 import { generateSessionTree } from '../app/generate.js';
+import { refuseAuditOutput } from '../app/audit.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliIo } from './io.js';
 
@@ -19,6 +20,7 @@ export async function runGenerateSessions(argv: string[], io: CliIo): Promise<nu
   const f = parseFlags(argv, { command: 'generate sessions', values: ['count', 'seed', 'out'], short: { o: 'out', n: 'count' } });
   const out = strFlag(f, 'out');
   if (!out) throw usageError('--out DIR is required');
+  refuseAuditOutput(io.engine(), out);
   const count = intFlag(f, 'count', -1);
   if (count < 0) throw usageError('--count N (a whole number) is required');
   if (count >= 36 ** 6) throw usageError('--count must be below 36^6 (the sudo seq space)');

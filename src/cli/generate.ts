@@ -1,5 +1,6 @@
 // `evio generate events|sessions`: deterministic synthetic data of any size.
 import { generateEventLog } from '../app/generate.js';
+import { refuseAuditOutput } from '../app/audit.js';
 import { runGenerateSessions } from './generate-sessions.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliCommand } from './io.js';
@@ -36,6 +37,7 @@ export const generateCommand: CliCommand = {
     const count = intFlag(f, 'count', -1);
     const out = strFlag(f, 'out');
     if (count < 0 || !out) throw usageError(`generate events needs --count N and --out PATH\n\n${HELP}`);
+    refuseAuditOutput(io.engine(), out);
     const start = strFlag(f, 'start');
     const iologRoot = strFlag(f, 'iolog-root');
     const maxSessions = f.flags['max-sessions'] !== undefined ? intFlag(f, 'max-sessions', 0) : undefined;

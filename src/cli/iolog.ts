@@ -17,6 +17,7 @@ import {
   type Params,
 } from '../app/iolog.js';
 import { IOLOG_LIST_PARAMS, IOLOG_LIST_REPEATABLE } from '../app/routes/iolog.js';
+import { refuseAuditOutput } from '../app/audit.js';
 import { parseFlags, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
 
@@ -157,6 +158,7 @@ const SUBS: Record<string, Sub> = {
     positionals: ['file'],
     async run(a, io) {
       const outPath = typeof a.out === 'string' ? a.out : undefined;
+      if (outPath) refuseAuditOutput(io.engine(), outPath);
       const out = await iologExport(io.engine(), a, (): Writable => (outPath ? createWriteStream(outPath) : io.out), io.signal);
       if (outPath) {
         out.end();

@@ -11,6 +11,7 @@ import { indexedSessionsReader, opsFigures, readiness } from '../app/health.js';
 import { logServerFigures } from '../app/log-receiver.js';
 import type { Route } from '../app/types.js';
 import type { Authenticator } from './auth.js';
+import { noteCaller } from './request-log.js';
 
 export interface Ops {
   /**
@@ -202,6 +203,7 @@ export function registerOps(app: FastifyInstance, engine: Engine, auth: Authenti
         const rawUrl = request.raw.url ?? request.url;
         const q = rawUrl.indexOf('?');
         const who = auth.authenticate({ method: 'GET', rawPath: q < 0 ? rawUrl : rawUrl.slice(0, q), query: new URLSearchParams(q < 0 ? '' : rawUrl.slice(q + 1)), body: undefined, remote: request.ip });
+        noteCaller(request, who.appid);
         auth.authorize(who, METRICS_ROUTE);
         return;
       }

@@ -1,13 +1,14 @@
 // The service's request log and the REST half of the audit trail (docs/service.md, "Request log
 // and audit trail"). Every call is one JSON line through fastify's logger (pino): time, request
-// id, client address, appid, method, path, parameters (never hmac or keys), HTTP status, evio
+// id, client address, appid, method, path, parameters (never hmac, keys or passwords), HTTP status, evio
 // status, rows or bytes returned, duration. Calls to writing routes are also appended to the
 // audit event log (src/app/audit.ts) before their answer is sent.
 import { randomUUID } from 'node:crypto';
 import { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine.js';
 import { auditArgv, isSecretParam, recordAudit } from '../app/audit.js';
-import { recordUnsignedRefusal } from '../app/audit-refusals.js';
+import { recordUnsignedRefusal, UNAUTHENTICATED } from '../app/audit-refusals.js';
+import { redactText } from '../app/audit-redact.js';
 import type { ApiResponse, Route } from '../app/types.js';
 import { toEvioError } from '../errors.js';
 import { APPID_RE } from '../keystore.js';
@@ -34,12 +35,17 @@ interface Note {
   /** The evio status of an answer that did not come from a route (fastify's refusals). */
   code: number | null;
   auditFailed: string | null;
+  /** The appid whose signature was verified; null for every other call. */
+  caller: string | null;
 }
 
 const notes = new WeakMap<FastifyRequest, Note>();
 const STATUS_RE = /"status":(\d+)/;
 
-/** The query parameters of a raw URL without secrets; a repeated one becomes an array. */
+/**
+ * The query parameters of a raw URL without secret-named ones, and with credentials inside the
+ * others replaced (a dsn's `PWD=...;`, audit-redact.ts); a repeated one becomes an array.
+ */
 function loggedParams(rawUrl: string): Record<string, string | string[]> {
   const q = rawUrl.indexOf('?');
   const out: Record<string, string | string[]> = {};
@@ -47,7 +53,8 @@ function loggedParams(rawUrl: string): Record<string, string | string[]> {
   for (const [k, v] of new URLSearchParams(rawUrl.slice(q + 1))) {
     if (isSecretParam(k)) continue;
     const had = out[k];
-    out[k] = had === undefined ? v : Array.isArray(had) ? [...had, v] : [had, v];
+    const value = redactText(v);
+    out[k] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
   }
   return out;
 }
@@ -68,7 +75,7 @@ function evioStatus(res: ApiResponse): number {
 export function installRequestLog(app: FastifyInstance, settings: Settings): void {
   if (settings.requestLog === 'off') return;
   app.addHook('onRequest', (request, _reply, done) => {
-    notes.set(request, { bytes0: request.raw.socket?.bytesWritten ?? 0, res: null, code: null, auditFailed: null });
+    notes.set(request, { bytes0: request.raw.socket?.bytesWritten ?? 0, res: null, code: null, auditFailed: null, caller: null });
     done();
   });
   app.addHook('onSend', (request, _reply, payload, done) => {
@@ -85,9 +92,11 @@ export function installRequestLog(app: FastifyInstance, settings: Settings): voi
     const q = rawUrl.indexOf('?');
     const res = note?.res ?? null;
     const code = res ? evioStatus(res) : (note?.code ?? (reply.statusCode < 400 ? 0 : null));
+    // An appid is a fact only once its signature was verified; otherwise it is what the call claims.
+    const caller = note?.caller ?? null;
     const line: Record<string, unknown> = {
       ip: request.ip,
-      appid: claimedAppid(new URLSearchParams(q < 0 ? '' : rawUrl.slice(q + 1))),
+      ...(caller !== null ? { appid: caller } : { claimed_appid: claimedAppid(new URLSearchParams(q < 0 ? '' : rawUrl.slice(q + 1))) }),
       method: request.method,
       path: q < 0 ? rawUrl : rawUrl.slice(0, q),
       params: loggedParams(rawUrl),
@@ -110,6 +119,12 @@ export function installRequestLog(app: FastifyInstance, settings: Settings): voi
   });
 }
 
+/** The appid whose signature a call outside the route table carried (GET /metrics, signed). */
+export function noteCaller(request: FastifyRequest, appid: string): void {
+  const note = notes.get(request);
+  if (note) note.caller = appid;
+}
+
 /** A call's appid and parameters, for the audit record of a writing route. */
 export interface AnsweredCall {
   route: Route;
@@ -119,6 +134,8 @@ export interface AnsweredCall {
   appid: string | null;
   /** The signature was valid (the call may still have been refused: a route the app may not call). */
   authenticated: boolean;
+  /** The appid whose signature was verified (null when it was not). */
+  caller: string | null;
   started: number;
 }
 
@@ -153,18 +170,22 @@ export async function answered(engine: Engine, request: FastifyRequest, call: An
   if (note) note.res = res;
   if (!call.route.writes) return;
   const outcome = outcomeOf(res);
+  if (note) note.caller = call.authenticated ? call.caller : null;
   try {
-    const record = call.authenticated ? recordAudit : recordUnsignedRefusal;
+    // A caller whose signature was not verified is not named as a fact: the appid it claims is
+    // kept as claimed_appid, submituser is a marker no appid can be.
+    const signedBy = call.authenticated ? call.caller : null;
+    const record = signedBy !== null ? recordAudit : recordUnsignedRefusal;
     await record(engine, {
       accepted: call.appid !== null,
-      user: call.appid ?? claimedAppid(call.search),
+      user: signedBy ?? UNAUTHENTICATED,
       from: request.ip,
       command: `${call.route.method} ${call.apiPath}`,
       argv: auditArgv(call.search),
       outcome: outcome.text,
       status: outcome.status,
       started: call.started,
-      extra: { requestid: request.id, http: res.http, ...outcome.extra },
+      extra: { requestid: request.id, http: res.http, ...(signedBy === null ? { claimed_appid: claimedAppid(call.search) } : {}), ...outcome.extra },
     });
   } catch (err) {
     const e = toEvioError(err);

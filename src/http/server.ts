@@ -24,6 +24,7 @@ import { iterableBody } from './stream-body.js';
 import { checkListenPolicy, loadTls } from '../listen-policy.js';
 import { answered, installRequestLog, requestLogOptions } from './request-log.js';
 import { registerConsole } from './console-assets.js';
+import { installFrameGuard } from './frame-guard.js';
 import { swaggerUiOptions } from './swagger-signing.js';
 
 /** For `evio serve`: the transport policy, checked before the data folder is prepared. */
@@ -175,6 +176,7 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
   }) as unknown as FastifyInstance;
 
   installRequestLog(app, settings);
+  installFrameGuard(app);
 
   // Bodies are JSON only; the raw bytes are kept for the signature check.
   app.removeAllContentTypeParsers();
@@ -270,11 +272,13 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
     const started = Date.now() / 1000;
     let appid: string | null = null; // set once the call is authorized (the audit record's A or R)
     let authenticated = false; // a valid signature: its refusals are recorded one by one
+    let caller: string | null = null; // the appid whose signature was verified
     let res: ApiResponse;
     try {
       checkQueryBounds(search);
       const who = auth.authenticate({ method: request.method, rawPath, query: search, body: rawBodies.get(request), remote });
       authenticated = true;
+      caller = who.appid;
       const rate = limiter.take(who.appid, who.rateLimit);
       if (rate.limit > 0) reply.header('x-ratelimit-limit', rate.limit).header('x-ratelimit-remaining', rate.remaining);
       if (!rate.allowed) {
@@ -292,7 +296,7 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
       if (e.errorName === 'STORE_READERS_BUSY') reply.header('retry-after', 1);
       res = errorResponse(e);
     }
-    await answered(engine, request, { route, apiPath, search, appid, authenticated, started }, res, log);
+    await answered(engine, request, { route, apiPath, search, appid, authenticated, caller, started }, res, log);
     const stalledMs = settings.stalledResponseTimeoutMs;
     return sendResponse(reply, res, stalledMs, () => {
       const e = evioError('HTTP_RESPONSE_STALLED', `${route.method} ${apiPath} from ${remote}: the client read nothing for ${stalledMs} ms; the connection was closed`);

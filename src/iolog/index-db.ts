@@ -3,10 +3,11 @@
 // needs (the root it was found under and a signature of its timing and info files), and the
 // mtimes of the directories above the sessions (index-freshness.ts).
 // Writers are the `index` task and removeSessionsFromIndex; readers are the list queries.
-import { existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import Database from 'better-sqlite3';
 import { evioError } from '../errors.js';
+import { createPrivateFile, mkdirPrivate } from '../private-files.js';
 
 export type IndexDb = Database.Database;
 
@@ -76,7 +77,10 @@ export function openIndex(file: string, mode: 'read'): IndexDb | null;
 export function openIndex(file: string, mode: 'read' | 'write'): IndexDb | null {
   if (mode === 'read' && !existsSync(file)) return null;
   try {
-    if (mode === 'write') mkdirSync(dirname(file), { recursive: true });
+    if (mode === 'write') {
+      mkdirPrivate(dirname(file));
+      createPrivateFile(file); // 0600, and so its -wal and -shm files
+    }
     // Readers open read-write too: a WAL database needs its -shm file, which a read-only
     // connection cannot create.
     const db = new Database(file, { fileMustExist: mode === 'read' });

@@ -3,10 +3,11 @@
 // signature, totals, and the build's end) and its keyframes, keyed by (path, time, position)
 // so the keyframe at or before a time is one B-tree lookup. It is a cache: deleting the file
 // only costs a rebuild at the next seek.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { evioError } from '../errors.js';
+import { createPrivateFile, mkdirPrivate } from '../private-files.js';
 import type { ResumePoint } from './session.js';
 
 export type SeekDb = Database.Database;
@@ -43,7 +44,8 @@ export function seekIndexPath(iologcache: string): string {
 
 export function openSeekDb(file: string): SeekDb {
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    mkdirPrivate(dirname(file));
+    createPrivateFile(file); // 0600, and so its -wal and -shm files
     const db = new Database(file);
     db.pragma('busy_timeout = 10000');
     db.pragma('journal_mode = WAL');

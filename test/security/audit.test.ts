@@ -123,9 +123,11 @@ describe('audit trail', () => {
     const bad = await raw(`${s.url}/REST/v2.0/events?format=ff&file=events.ndjson&all=1&appid=admin&timestamp=${Math.floor(Date.now() / 1000)}&hmac=${'0'.repeat(64)}`, { method: 'DELETE' });
     expect(bad.http).toBe(401);
     const rejects = await auditRecords(h, { etype: 'R' });
-    expect(rejects.map((r) => [r.submituser, String(r.exitstatus).slice(0, 4)])).toEqual([
-      ['reader', '1605'],
-      ['admin', '8119'],
+    // A verified signature names its app; a call whose signature failed is unauthenticated, and
+    // the appid it claimed is kept as a claim.
+    expect(rejects.map((r) => [r.submituser, r.claimed_appid, String(r.exitstatus).slice(0, 4)])).toEqual([
+      ['reader', undefined, '1605'],
+      ['(unauthenticated)', 'admin', '8119'],
     ]);
     // Nothing was deleted.
     expect(await count()).toBe(50);
@@ -142,14 +144,19 @@ describe('audit trail', () => {
     for (let i = 0; i < 10; i++) expect((await unsigned()).http).toBe(401);
     // A valid signature refused by the route rules is recorded past the budget.
     expect((await signed(s, 'reader', 'DELETE', '/REST/v2.0/events?format=ff&file=events.ndjson&all=1')).http).toBe(403);
-    expect((await auditRecords(h, { etype: 'R' })).map((r) => r.submituser)).toEqual(['admin', 'admin', 'admin', 'reader']);
+    expect((await auditRecords(h, { etype: 'R' })).map((r) => [r.submituser, r.claimed_appid])).toEqual([
+      ['(unauthenticated)', 'admin'],
+      ['(unauthenticated)', 'admin'],
+      ['(unauthenticated)', 'admin'],
+      ['reader', undefined],
+    ]);
     // The 7 not recorded one by one are written as one record when the server's engine closes.
     await s.close();
     server = undefined;
     await h.engine.close();
     const all = await auditRecords(h, { etype: 'R' });
     expect(all).toHaveLength(5);
-    expect(all[4]).toMatchObject({ runcommand: 'refused unsigned calls', submituser: '(unsigned)', submithost: '127.0.0.1', runargv: ['127.0.0.1=7'], suppressed: 7 });
+    expect(all[4]).toMatchObject({ runcommand: 'refused unsigned calls', submituser: '(unauthenticated)', submithost: '127.0.0.1', runargv: ['127.0.0.1=7'], suppressed: 7 });
   });
 
   it('the audit log is readable over REST but a DELETE or purge of it is refused (1622)', async () => {

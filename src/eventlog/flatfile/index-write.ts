@@ -19,6 +19,7 @@ import { addSegment, baseOf, segmentAt } from './index-load.js';
 import { readIntoSync } from './read-at.js';
 import type { BuiltSegment } from './index-builder.js';
 import { BF, COL_FIELDS, COL_WIDTH, INDEX_VERSION, MAGIC, NCOLS, pad8, segmentPrefix, type Segment, type SegmentHead, type SkipIndex } from './skip-index.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../private-files.js';
 
 /** Segments an index may have before an extension rewrites it as one. */
 export const MAX_SEGMENTS = 64;
@@ -40,10 +41,10 @@ export class NewIndexFile implements SegmentSink {
   ) {}
 
   static async create(idxPath: string): Promise<NewIndexFile> {
-    await mkdir(dirname(idxPath), { recursive: true });
+    await mkdir(dirname(idxPath), { recursive: true, mode: PRIVATE_DIR_MODE });
     await removeDeadTemps(idxPath);
     const tmp = `${idxPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    const fh = await open(tmp, 'wx', 0o640);
+    const fh = await open(tmp, 'wx', PRIVATE_FILE_MODE);
     try {
       await writeAll(fh, MAGIC, 0);
     } catch (err) {
