@@ -23,6 +23,9 @@ const gunzipAsync = promisify(gunzipCb);
 
 export const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
 
+/** Since the process started: decompressed bytes the streamed gzip reads produced (tests, metrics). */
+export const gzipCounters = { inflated: 0 };
+
 /** The file starts with the gzip magic bytes. */
 export async function isGzipFile(fh: FileHandle): Promise<boolean> {
   const b = Buffer.alloc(2);
@@ -131,7 +134,10 @@ export class GzipSource implements ByteSource {
     this.close();
     const gz = createGunzip({ chunkSize: 64 << 10 });
     const state = { queue: [] as Buffer[], ended: false, error: null as Error | null, cpos: 0, inputDone: false };
-    gz.on('data', (b: Buffer) => state.queue.push(b));
+    gz.on('data', (b: Buffer) => {
+      gzipCounters.inflated += b.length;
+      state.queue.push(b);
+    });
     gz.on('end', () => {
       state.ended = true;
     });
