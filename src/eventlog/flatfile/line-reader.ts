@@ -51,6 +51,8 @@ export class LineReader {
   end = 0;
   /** End of the last complete line in the buffer (index just after its '\n'); = start if none. */
   complete = 0;
+  /** Bytes [complete, scanned) were searched and hold no '\n'. */
+  private scanned = 0;
   /** File position of buf[0]. */
   base: number;
   /** No more bytes will come. */
@@ -120,8 +122,16 @@ export class LineReader {
       }
       const from = this.end;
       this.end += n;
-      if (this.discarding && !this.skipOversized(from)) continue;
-      const nl = this.buf.lastIndexOf(10, this.end - 1);
+      // Only the bytes not searched yet are searched for the last '\n', so a line longer than
+      // one read costs one pass over it, not one pass over the buffer per read.
+      let searchFrom = this.scanned;
+      if (this.discarding) {
+        if (!this.skipOversized(from)) continue;
+        searchFrom = this.start;
+      }
+      let nl = this.buf.subarray(searchFrom, this.end).lastIndexOf(10);
+      nl = nl === -1 ? this.complete - 1 : searchFrom + nl;
+      this.scanned = this.end;
       if (nl >= this.start) {
         this.complete = nl + 1;
         this.readAhead();
@@ -155,10 +165,14 @@ export class LineReader {
 
   /** While discarding: drops bytes up to and including the next '\n'; false if none arrived yet. */
   private skipOversized(from: number): boolean {
-    const nl = this.buf.indexOf(10, from);
-    if (nl === -1 || nl >= this.end) {
+    // Only the bytes just read: past `end` the buffer holds stale bytes (a search to its end
+    // would cost the whole buffer per read, quadratic over a long line).
+    const i = this.buf.subarray(from, this.end).indexOf(10);
+    const nl = i === -1 ? -1 : from + i;
+    if (nl === -1) {
       this.start = this.end;
       this.complete = this.end;
+      this.scanned = this.end;
       return false;
     }
     this.discarding = false;
@@ -174,6 +188,7 @@ export class LineReader {
       this.base += this.start;
       this.end -= this.start;
       this.complete -= this.start;
+      this.scanned -= this.start;
       this.start = 0;
     }
     if (this.complete < 0) this.complete = 0;
