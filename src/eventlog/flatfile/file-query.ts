@@ -88,7 +88,7 @@ export async function* queryFile(path: string, fh: FileHandle, live: boolean, fa
   const usable = viewOfIndex(ix !== null && ix.legacy === 0 ? ix : null, view);
   const size = view ? view.end : st.size;
   const offsetOf = familyMode ? (live ? liveFamilyOffset : rotatedFamilyOffset) : undefined;
-  const gzs = gz ? new GzipSource(fh, path) : null;
+  const gzs = gz ? new GzipSource(fh, path, ctx.signal) : null;
   const plainSource = gz ? null : counted(view ? viewSource(fh, view) : fileSource(fh), ctx.counters);
   const streamSource: ByteSource = gzs ?? plainSource!;
   try {

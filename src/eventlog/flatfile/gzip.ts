@@ -104,9 +104,21 @@ function checkedMember(m: Buffer, pos: number, out: Buffer): Buffer {
   return out;
 }
 
+/** Compressed bytes fed to zlib at a time, and decompressed bytes it hands out at a time. */
+const STREAM_CHUNK = 64 << 10;
+
 /**
  * The decompressed bytes of a .gz file as a ByteSource. Calls are serialised (the line reader
  * reads ahead while the line counter may read behind).
+ *
+ * Bounded whatever the file holds: zlib runs in its stream mode on the libuv thread pool, one
+ * 64 KiB output chunk at a time, and the stream is read in paused mode, so zlib's backpressure
+ * stops it until the chunk is taken (a bomb — 64 KiB of input that inflates to 64 MiB — never
+ * queues more than a chunk or two). Every chunk is a trip through the thread pool: the event
+ * loop runs between chunks. A stream error (a damaged member, a truncated file) is
+ * FF_GZIP_CORRUPT at the next read; it never waits on a write callback that zlib, once failed,
+ * does not call. An aborted `signal` stops the stream at once: the pending read rejects with
+ * the abort and zlib is destroyed.
  */
 export class GzipSource implements ByteSource {
   /** Decompressed position of `chunk[chunkAt]`. */
@@ -114,15 +126,22 @@ export class GzipSource implements ByteSource {
   private chunk: Buffer | null = null;
   private chunkAt = 0;
   private gz: ReturnType<typeof createGunzip> | null = null;
-  private state: { queue: Buffer[]; ended: boolean; error: Error | null; cpos: number; inputDone: boolean } | null = null;
+  private state: { error: Error | null; ended: boolean; cpos: number; inputDone: boolean; writing: boolean } | null = null;
   private chain: Promise<unknown> = Promise.resolve();
+  /** Something happened (output, end, error, input taken, abort) since the waiter last looked. */
+  private stirred = false;
+  private wake: (() => void) | null = null;
+  private readonly onAbort = () => this.stir();
   /** Compressed bytes the streams were asked to read (for the benchmarks' "bytes read"). */
   compressedRead = 0;
 
   constructor(
     private readonly fh: FileHandle,
     private readonly name: string,
-  ) {}
+    private readonly signal?: AbortSignal,
+  ) {
+    signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
 
   read(buffer: Buffer, offset: number, length: number, position: number): Promise<number> {
     const p = this.chain.then(() => this.readNow(buffer, offset, length, position));
@@ -130,19 +149,32 @@ export class GzipSource implements ByteSource {
     return p;
   }
 
+  private stir(): void {
+    this.stirred = true;
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  /** Resolves at the next event, or at once when one came since `stirred` was cleared. */
+  private nextEvent(): Promise<void> {
+    if (this.stirred) return Promise.resolve();
+    return new Promise((r) => (this.wake = r));
+  }
+
   private restart(): void {
-    this.close();
-    const gz = createGunzip({ chunkSize: 64 << 10 });
-    const state = { queue: [] as Buffer[], ended: false, error: null as Error | null, cpos: 0, inputDone: false };
-    gz.on('data', (b: Buffer) => {
-      gzipCounters.inflated += b.length;
-      state.queue.push(b);
-    });
+    this.stopStream();
+    const gz = createGunzip({ chunkSize: STREAM_CHUNK });
+    const state = { error: null as Error | null, ended: false, cpos: 0, inputDone: false, writing: false };
+    // No 'data' listener: the stream stays paused and is read with read() (backpressure).
+    gz.on('readable', () => this.stir());
     gz.on('end', () => {
       state.ended = true;
+      this.stir();
     });
     gz.on('error', (err) => {
       state.error = err;
+      this.stir();
     });
     this.gz = gz;
     this.state = state;
@@ -152,38 +184,52 @@ export class GzipSource implements ByteSource {
   }
 
   /**
-   * The next decompressed chunk: compressed bytes are read (64 KiB at a time) and fed to zlib
-   * only when the decompressed ones are used up, so memory stays bounded.
+   * The next decompressed chunk. Compressed input is read (64 KiB at a time) and written to zlib
+   * only when zlib has taken the last piece and has no output waiting, so memory stays one
+   * input piece and about one output chunk.
    */
   private async nextChunk(): Promise<boolean> {
     const st = this.state!;
     const gz = this.gz!;
-    const fail = (err: Error) => evioError('FF_GZIP_CORRUPT', `${this.name} is not a readable gzip file: ${err.message}`, err);
-    while (st.queue.length === 0) {
-      if (st.error) throw fail(st.error);
+    for (;;) {
+      this.stirred = false;
+      this.signal?.throwIfAborted();
+      if (st.error) throw evioError('FF_GZIP_CORRUPT', `${this.name} is not a readable gzip file: ${st.error.message}`, st.error);
+      const out = gz.read() as Buffer | null;
+      if (out !== null) {
+        gzipCounters.inflated += out.length;
+        this.chunk = out;
+        this.chunkAt = 0;
+        return true;
+      }
       if (st.ended) {
         this.chunk = null;
         return false;
       }
-      if (st.inputDone) {
-        // Flushed: 'end' follows once the last output was taken.
-        await new Promise<void>((r) => setImmediate(r));
+      if (!st.writing && !st.inputDone) {
+        const buf = Buffer.allocUnsafe(STREAM_CHUNK);
+        const { bytesRead } = await this.fh.read(buf, 0, buf.length, st.cpos);
+        this.compressedRead += bytesRead;
+        if (this.gz !== gz) {
+          // Closed meanwhile (its owner is done with it): nothing more comes.
+          this.chunk = null;
+          return false;
+        }
+        if (bytesRead <= 0) {
+          st.inputDone = true;
+          gz.end();
+        } else {
+          st.cpos += bytesRead;
+          st.writing = true;
+          gz.write(buf.subarray(0, bytesRead), () => {
+            st.writing = false;
+            this.stir();
+          });
+        }
         continue;
       }
-      const buf = Buffer.allocUnsafe(64 << 10);
-      const { bytesRead } = await this.fh.read(buf, 0, buf.length, st.cpos);
-      this.compressedRead += bytesRead;
-      if (bytesRead <= 0) {
-        st.inputDone = true;
-        await new Promise<void>((r) => gz.end(r));
-        continue;
-      }
-      st.cpos += bytesRead;
-      await new Promise<void>((r) => gz.write(buf.subarray(0, bytesRead), () => r()));
+      await this.nextEvent();
     }
-    this.chunk = st.queue.shift()!;
-    this.chunkAt = 0;
-    return true;
   }
 
   private async readNow(buffer: Buffer, offset: number, length: number, position: number): Promise<number> {
@@ -209,11 +255,17 @@ export class GzipSource implements ByteSource {
     return n;
   }
 
-  /** Stops decompressing (the file handle stays open: its owner closes it). */
-  close(): void {
+  private stopStream(): void {
     this.gz?.destroy();
     this.gz = null;
     this.state = null;
+    this.stir();
+  }
+
+  /** Stops decompressing (the file handle stays open: its owner closes it). */
+  close(): void {
+    this.signal?.removeEventListener('abort', this.onAbort);
+    this.stopStream();
   }
 }
 
