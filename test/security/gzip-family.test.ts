@@ -8,6 +8,7 @@
 // the only measured bound is the event loop's longest stall, and it is generous.
 import { execFile } from 'node:child_process';
 import { createWriteStream, unlinkSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -19,7 +20,7 @@ import { queryEvents } from '../../src/app/events.js';
 import { dispatch } from '../../src/app/router.js';
 import type { ApiResponse } from '../../src/app/types.js';
 import { toEvioError } from '../../src/errors.js';
-import { gzipCounters } from '../../src/eventlog/flatfile/gzip.js';
+import { GzipSource, gzipCounters } from '../../src/eventlog/flatfile/gzip.js';
 import { activeReaders } from '../../src/eventlog/reader-slots.js';
 import { openRequestStore } from '../../src/eventlog/stores.js';
 import { startServer, type RunningServer } from '../../src/http/server.js';
@@ -203,6 +204,28 @@ describe('a gzip bomb member (200 MB of zeros, about 200 KB compressed)', () => 
     console.log(`gzip bomb query: longest event-loop stall ${maxStallMs.toFixed(1)} ms`);
     expect(maxStallMs).toBeLessThan(500);
   }, 180_000);
+
+  it('is decompressed only as fast as it is read: a paused reader holds about one chunk', async () => {
+    const home = await bombHome();
+    const fh = await open(join(home.dir, 'events.ndjson.1.gz'), 'r');
+    const src = new GzipSource(fh, 'events.ndjson.1.gz');
+    try {
+      const inflated0 = gzipCounters.inflated;
+      const b = Buffer.alloc(100);
+      expect(await byDeadline(src.read(b, 0, 100, 0))).toBe(100);
+      // The reader pauses; zlib must not go on filling memory meanwhile (64 KiB of this input
+      // inflates to 64 MiB).
+      await new Promise((r) => setTimeout(r, 300));
+      expect(gzipCounters.inflated - inflated0).toBeLessThanOrEqual(256 * 1024);
+      expect(await byDeadline(src.read(b, 0, 100, 10 * MB))).toBe(100);
+      expect(b.every((x) => x === 0)).toBe(true);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(gzipCounters.inflated - inflated0).toBeLessThanOrEqual(10 * MB + 256 * 1024);
+    } finally {
+      src.close();
+      await fh.close();
+    }
+  });
 
   it('stops decompressing when the query is aborted, and frees its reader slot', async () => {
     const home = await bombHome();
