@@ -14,13 +14,14 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGzip, gzipSync } from 'node:zlib';
+import { crc32, createDeflateRaw, createGzip, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { queryEvents } from '../../src/app/events.js';
 import { dispatch } from '../../src/app/router.js';
 import type { ApiResponse } from '../../src/app/types.js';
 import { toEvioError } from '../../src/errors.js';
-import { GzipSource, gzipCounters } from '../../src/eventlog/flatfile/gzip.js';
+import { GzipSource, gzipCounters, gzipMember, readMember } from '../../src/eventlog/flatfile/gzip.js';
+import { buildGzipIndex } from '../../src/eventlog/flatfile/index-build.js';
 import { activeReaders } from '../../src/eventlog/reader-slots.js';
 import { openRequestStore } from '../../src/eventlog/stores.js';
 import { startServer, type RunningServer } from '../../src/http/server.js';
@@ -90,7 +91,7 @@ async function appQuery(home: TestHome, extra: Record<string, string> = {}, sign
 /** A REST call through the service's handlers: the HTTP status and the parsed body. */
 async function restQuery(home: TestHome, extra: Record<string, string> = {}): Promise<{ http: number; body: Record<string, unknown> }> {
   const q = new URLSearchParams(familyParams(extra));
-  const res: ApiResponse = await dispatch(home.engine, { method: 'GET', path: `${V}/events`, query: Object.fromEntries(q), body: undefined, remote: 'test' });
+  const res: ApiResponse = await dispatch(home.engine, { method: 'GET', path: `${V}/events`, query: Object.fromEntries(q), body: undefined, signal: new AbortController().signal, remote: 'test' });
   if (res.kind === 'json') return { http: res.http, body: res.body };
   if (res.kind !== 'json-stream') throw new Error('unexpected answer kind');
   let text = '';
@@ -196,11 +197,10 @@ describe('a gzip bomb member (200 MB of zeros, about 200 KB compressed)', () => 
     h.enable();
     const inflated0 = gzipCounters.inflated;
     const r = await byDeadline(appQuery(home, { submituser: 'nobody' }), 120_000);
-    h.disable();
+    const maxStallMs = await longestStall(h);
     expect(r).toEqual({ rows: 0, code: 0 });
     // The whole member was decompressed (the query reads to the end for its filter).
     expect(gzipCounters.inflated - inflated0).toBeGreaterThanOrEqual(200 * MB);
-    const maxStallMs = h.max / 1e6;
     console.log(`gzip bomb query: longest event-loop stall ${maxStallMs.toFixed(1)} ms`);
     expect(maxStallMs).toBeLessThan(500);
   }, 180_000);
@@ -263,4 +263,93 @@ describe('a gzip bomb member (200 MB of zeros, about 200 KB compressed)', () => 
     expect(gzipCounters.inflated).toBe(atFree);
     expect(gzipCounters.inflated - inflated0).toBeLessThan(200 * MB);
   }, 120_000);
+});
+
+/**
+ * One gzip member of ours (an `EV` extra field naming its compressed length, as compress.ts
+ * writes them) holding `mb` MB of zeros, deflated as a stream; its trailer states `isize`
+ * (default: the true size) — a lying trailer makes a bomb that claims to be small.
+ */
+async function evMember(mb: number, isize?: number): Promise<Buffer> {
+  const zeros = Buffer.alloc(MB);
+  let crc = 0;
+  const body: Buffer[] = [];
+  const source = Readable.from((function* () {
+    for (let i = 0; i < mb; i++) {
+      crc = crc32(zeros, crc);
+      yield zeros;
+    }
+  })());
+  await pipeline(source, createDeflateRaw(), async function* (chunks: AsyncIterable<Buffer>) {
+    for await (const c of chunks) body.push(c);
+  });
+  const deflated = Buffer.concat(body);
+  const total = 20 + deflated.length + 8;
+  const head = Buffer.from([0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 255, 8, 0, 0x45, 0x56, 4, 0, 0, 0, 0, 0]);
+  head.writeUInt32LE(total, 16);
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc >>> 0, 0);
+  trailer.writeUInt32LE((isize ?? mb * MB) >>> 0, 4);
+  return Buffer.concat([head, deflated, trailer]);
+}
+
+/** Builds the skip index of a gzip file of ours as `evio events index` and a query do; the longest event-loop stall meanwhile. */
+async function indexWithStall(path: string): Promise<{ result: 'index' | 'none' | number; stallMs: number }> {
+  const fh = await open(path, 'r');
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  let result: 'index' | 'none' | number;
+  try {
+    const st = await fh.stat({ bigint: true });
+    result = (await buildGzipIndex(fh, { ino: st.ino, size: Number(st.size) }, `${path}.evidx`)) ? 'index' : 'none';
+  } catch (err) {
+    result = toEvioError(err).code;
+  } finally {
+    await fh.close();
+  }
+  return { result, stallMs: await longestStall(h) };
+}
+
+/** The longest event-loop stall the monitor saw, once a tick after the work has recorded a stall at its very end. */
+async function longestStall(h: ReturnType<typeof monitorEventLoopDelay>): Promise<number> {
+  await new Promise((r) => setTimeout(r, 50));
+  h.disable();
+  return h.max / 1e6;
+}
+
+describe('a gzip bomb member of ours (EV field, as rotate --compress writes them)', () => {
+  it('one that states its 200 MB is not read whole: no index over it (the file is scanned, streamed), no stall', async () => {
+    const home = familyHome(null);
+    const path = join(home.dir, 'events.ndjson.1.gz');
+    const first = gzipMember(Buffer.from(lines(1, 10)));
+    const bomb = await evMember(200);
+    writeFileSync(path, Buffer.concat([first, bomb]));
+    // An index naming such a member (none of ours does) gets 1250 rather than 200 MB in memory.
+    const fh = await open(path, 'r');
+    try {
+      expect(await byDeadline(readMember(fh, first.length, bomb.length).then(() => 0, (err: unknown) => toEvioError(err).code))).toBe(1250);
+    } finally {
+      await fh.close();
+    }
+    const r = await byDeadline(indexWithStall(path), 120_000);
+    expect(r).not.toBe('hung');
+    if (r === 'hung') return;
+    console.log(`EV member of 200 MB: index build stalled the event loop ${r.stallMs.toFixed(1)} ms at most`);
+    expect(r.result).toBe("none");
+    expect(r.stallMs).toBeLessThan(500);
+    // The family query scans it: records 1-10, then 200 MB of zeros (one malformed line).
+    expect(await byDeadline(appQuery(home, { dump: '1' }), 120_000)).toEqual({ rows: 20, code: 0 });
+  }, 180_000);
+
+  it('one whose trailer claims 64 KiB but that inflates to 200 MB is 1250 after at most what it claims', async () => {
+    const home = familyHome(null);
+    const path = join(home.dir, 'events.ndjson.1.gz');
+    writeFileSync(path, Buffer.concat([gzipMember(Buffer.from(lines(1, 10))), await evMember(200, 64 * 1024)]));
+    const r = await byDeadline(indexWithStall(path), 120_000);
+    expect(r).not.toBe('hung');
+    if (r === 'hung') return;
+    console.log(`EV member lying about its size: index build stalled the event loop ${r.stallMs.toFixed(1)} ms at most`);
+    expect(r.result).toBe(1250);
+    expect(r.stallMs).toBeLessThan(500);
+  }, 180_000);
 });

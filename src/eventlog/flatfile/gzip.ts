@@ -5,6 +5,9 @@
 // streaming mode: memory stays one compressed read and one output chunk, and a scan that stops
 // early (limit reached) stops decompressing. Reads are served in order; a read behind the
 // current position (the line counter going back to count lines) restarts the stream.
+// Every decompression is bounded in output per step, runs off the event loop unless it is a
+// small member of ours, stops on the query's abort, and reports damage as FF_GZIP_CORRUPT
+// (docs/security.md: a hostile member must neither hang a query nor stall the service).
 //
 // Writing: `evio events rotate --compress` writes a rotated file as independent gzip members of
 // about one index block each (RFC 1952 allows any number of members; every gzip reader
@@ -13,13 +16,10 @@
 // walked — and one block decompressed without the blocks before it — by reading headers only.
 // A gzip written by anything else (one member, no `EV` field) is read as one stream.
 import type { FileHandle } from 'node:fs/promises';
-import { createGunzip, deflateRawSync, gunzip as gunzipCb, crc32, inflateRawSync } from 'node:zlib';
-import { promisify } from 'node:util';
+import { createGunzip, deflateRawSync, crc32, inflateRawSync } from 'node:zlib';
 import { evioError } from '../../errors.js';
 import type { ByteSource } from './line-reader.js';
-import { readAtSync } from './read-at.js';
-
-const gunzipAsync = promisify(gunzipCb);
+import { readAt, readAtSync } from './read-at.js';
 
 export const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
 
@@ -35,6 +35,9 @@ export async function isGzipFile(fh: FileHandle): Promise<boolean> {
 
 /** Size of the member header we write: 10 fixed bytes, XLEN, one 8-byte subfield. */
 const MEMBER_HEADER = 20;
+
+/** Compressed bytes fed to zlib at a time, and decompressed bytes it hands out at a time. */
+const STREAM_CHUNK = 64 << 10;
 
 /** One gzip member holding `data`, with the `EV` extra field naming its compressed length. */
 export function gzipMember(data: Buffer, level = 6): Buffer {
@@ -70,15 +73,44 @@ export async function memberLength(fh: FileHandle, pos: number): Promise<number 
   return n > MEMBER_HEADER + 8 ? n : null;
 }
 
-/** Decompresses one member read from [pos, pos + len). */
-export async function readMember(fh: FileHandle, pos: number, len: number): Promise<Buffer> {
-  const m = readAtSync(fh.fd, len, pos);
-  if (isOurMember(m, len)) return checkedMember(m, pos, inflateOurs(m, pos, inflateRawSync));
-  try {
-    return await gunzipAsync(m);
-  } catch (err) {
-    throw evioError('FF_GZIP_CORRUPT', `the gzip member at byte ${pos} is damaged: ${(err as Error).message}`, err);
-  }
+/**
+ * A member of ours that declares at most this many bytes is inflated in one synchronous call
+ * (compress.ts writes members of about 64 KiB: a thread-pool round trip per member was measured
+ * slower, BENCHMARKS.md section 11); its output is capped at the size it declares, so a member
+ * that lies about its size stops there — a bounded millisecond or so of work.
+ */
+export const SYNC_MEMBER_BYTES = 1 << 20;
+/**
+ * The largest member read into memory whole. compress.ts cuts members at line ends about every
+ * 64 KiB, so only a line longer than this makes a larger one (a query skips any line over
+ * maxLineBytes, 32 MiB, as malformed). An index is not built over such a member (the file is
+ * scanned, streamed: GzipSource); an index that names one gets FF_GZIP_CORRUPT.
+ */
+export const MAX_MEMBER_BYTES = 64 << 20;
+
+/** The uncompressed size the trailer of the member at [pos, pos + len) states (mod 2^32). */
+export async function memberSize(fh: FileHandle, pos: number, len: number): Promise<number> {
+  const t = Buffer.alloc(4);
+  const { bytesRead } = await fh.read(t, 0, 4, pos + len - 4);
+  return bytesRead === 4 ? t.readUInt32LE(0) : 0;
+}
+
+const damagedMember = (pos: number, why: string, err?: unknown) => evioError('FF_GZIP_CORRUPT', `the gzip member at byte ${pos} is damaged: ${why}`, err);
+
+/**
+ * Decompresses one member read from [pos, pos + len). A small member of ours is inflated in
+ * place; anything larger goes through zlib's stream on the thread pool, 64 KiB of output at a
+ * time, capped at the size it declares (or MAX_MEMBER_BYTES) and stopped by `signal`.
+ */
+export async function readMember(fh: FileHandle, pos: number, len: number, signal?: AbortSignal): Promise<Buffer> {
+  if (len > MAX_MEMBER_BYTES) throw damagedMember(pos, `it is ${len} bytes long, more than the ${MAX_MEMBER_BYTES} evio reads whole`);
+  const m = len <= SYNC_MEMBER_BYTES ? readAtSync(fh.fd, len, pos) : await readAt(fh, len, pos);
+  const ours = isOurMember(m, len);
+  const isize = ours ? m.readUInt32LE(m.length - 4) : MAX_MEMBER_BYTES;
+  if (isize > MAX_MEMBER_BYTES) throw damagedMember(pos, `it declares ${isize} bytes, more than the ${MAX_MEMBER_BYTES} evio reads whole`);
+  if (ours && isize <= SYNC_MEMBER_BYTES) return checkedMember(m, pos, inflateOurs(m, pos, isize));
+  // zlib's gunzip checks the trailer's CRC-32 and size itself.
+  return inflateInPieces(m, pos, isize, signal);
 }
 
 /** One of ours, read whole: the deflate body can be inflated in one call (the index names only ours). */
@@ -86,26 +118,54 @@ function isOurMember(m: Buffer, len: number): boolean {
   return m.length === len && len > MEMBER_HEADER + 8 && m[3] === 4 && m.readUInt16LE(10) === 8;
 }
 
-/** Inflates the deflate body into a buffer of the size the trailer states. */
-function inflateOurs<T>(m: Buffer, pos: number, inflate: (buf: Buffer, opts: { chunkSize: number }) => T): T {
-  const isize = m.readUInt32LE(m.length - 4);
+/** Inflates the deflate body into a buffer of the size the trailer states, and not a byte more. */
+function inflateOurs(m: Buffer, pos: number, isize: number): Buffer {
   try {
-    return inflate(m.subarray(MEMBER_HEADER, m.length - 8), { chunkSize: Math.max(64, isize + 1) });
+    return inflateRawSync(m.subarray(MEMBER_HEADER, m.length - 8), { chunkSize: Math.max(64, isize + 1), maxOutputLength: Math.max(1, isize) });
   } catch (err) {
-    throw evioError('FF_GZIP_CORRUPT', `the gzip member at byte ${pos} is damaged: ${(err as Error).message}`, err);
+    throw damagedMember(pos, (err as Error).message, err);
   }
 }
 
 /** Checks the trailer's size and CRC-32 (native, fast). */
 function checkedMember(m: Buffer, pos: number, out: Buffer): Buffer {
   if (out.length !== m.readUInt32LE(m.length - 4) || crc32(out) >>> 0 !== m.readUInt32LE(m.length - 8)) {
-    throw evioError('FF_GZIP_CORRUPT', `the gzip member at byte ${pos} is damaged (its size or CRC-32 does not match)`);
+    throw damagedMember(pos, 'its size or CRC-32 does not match');
   }
   return out;
 }
 
-/** Compressed bytes fed to zlib at a time, and decompressed bytes it hands out at a time. */
-const STREAM_CHUNK = 64 << 10;
+/** A whole gzip member through zlib's stream (thread pool), at most `max` bytes out, stopped by `signal`. */
+function inflateInPieces(m: Buffer, pos: number, max: number, signal: AbortSignal | undefined): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const gz = createGunzip({ chunkSize: STREAM_CHUNK });
+    const parts: Buffer[] = [];
+    let total = 0;
+    let settled = false;
+    const finish = (err: unknown) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      if (err === null) resolve(Buffer.concat(parts, total));
+      else {
+        gz.destroy();
+        reject(err);
+      }
+    };
+    const onAbort = () => finish(signal!.reason);
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    gz.on('data', (b: Buffer) => {
+      total += b.length;
+      gzipCounters.inflated += b.length;
+      if (total > max) finish(damagedMember(pos, `it inflates to more than ${max} bytes`));
+      else parts.push(b);
+    });
+    gz.on('end', () => finish(null));
+    gz.on('error', (err) => finish(damagedMember(pos, err.message, err)));
+    gz.end(m);
+  });
+}
 
 /**
  * The decompressed bytes of a .gz file as a ByteSource. Calls are serialised (the line reader

@@ -6,7 +6,7 @@
 // written at once, so a build holds one segment's columns in memory whatever the file's size.
 import type { FileHandle } from 'node:fs/promises';
 import { bomLength } from './bom.js';
-import { memberLength, readMember } from './gzip.js';
+import { MAX_MEMBER_BYTES, memberLength, memberSize, readMember } from './gzip.js';
 import { emptyBase, IndexBuilder, type BuiltSegment } from './index-builder.js';
 import { baseOf, loadIndex } from './index-load.js';
 import { appendSink, compactIndex, MAX_SEGMENTS, NewIndexFile, withSegments, type SegmentSink } from './index-write.js';
@@ -156,7 +156,9 @@ export async function buildGzipIndex(fh: FileHandle, st: { ino: bigint; size: nu
       opts.signal?.throwIfAborted();
       const len = await memberLength(fh, c);
       if (len === null || c + len > st.size) return null;
-      const data = await readMember(fh, c, len);
+      // A member too large to read whole (a line of more than 64 MiB): the file is scanned.
+      if (len > MAX_MEMBER_BYTES || (await memberSize(fh, c, len)) > MAX_MEMBER_BYTES) return null;
+      const data = await readMember(fh, c, len, opts.signal);
       if (!(await b.member(data, c, c + len))) return null;
       c += len;
       opts.onProgress?.(c, st.size);
@@ -186,6 +188,8 @@ export class GzipIndexer {
   /** One member's lines as one block; false when the member does not end at a line end. */
   async member(data: Buffer, cstart: number, cend: number): Promise<boolean> {
     if (!this.indexable) return false;
+    // A query reads a member of the index whole: not one larger than it may (gzip.ts).
+    if (data.length > MAX_MEMBER_BYTES) return (this.indexable = false);
     if (data.length > 0) {
       if (data[data.length - 1] !== 10) return (this.indexable = false);
       const b = this.builder;

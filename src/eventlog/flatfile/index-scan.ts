@@ -23,11 +23,11 @@ import {
 type OffsetOf = ((end: number, recnum: number) => number) | undefined;
 
 /** The member (decompressed) of block row `o` of a gzip file's index. */
-export async function memberOf(ix: SkipIndex, fh: FileHandle, o: number, ctx: Pick<FileQueryContext, 'counters'>): Promise<Buffer> {
+export async function memberOf(ix: SkipIndex, fh: FileHandle, o: number, ctx: Pick<FileQueryContext, 'counters' | 'signal'>): Promise<Buffer> {
   const c0 = ix.table[o + B_CSTART]!;
   const c1 = ix.table[o + B_CEND]!;
   ctx.counters.bytes += c1 - c0;
-  return readMember(fh, c0, c1 - c0);
+  return readMember(fh, c0, c1 - c0, ctx.signal);
 }
 
 /** Which blocks may hold a row of the query, decided from the block table alone. */
@@ -274,8 +274,9 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
       let buf: Buffer;
       let base: number;
       if (gz) {
-        // Inflated here, synchronously: decompressing ahead on the thread pool was measured
-        // slower (BENCHMARKS.md, section 11: a zlib handle per member costs more than it saves).
+        // A member of ours (about 64 KiB) is inflated here, synchronously: decompressing ahead
+        // on the thread pool was measured slower (BENCHMARKS.md, section 11: a zlib handle per
+        // member costs more than it saves). A larger one goes through the pool (gzip.ts).
         buf = await memberOf(ix, fh, o, ctx);
         base = bStart;
       } else if (lines.length * 8 > n - first) {
