@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The installed entry point: the CLI is compiled to dist/ by `npm install` (the prepare script).
-import { main } from '../dist/cli/main.js';
+import { failIfUnsettled, main } from '../dist/cli/main.js';
 
 // `evio ... | head` closes the pipe early: that is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -10,7 +10,10 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-main(process.argv.slice(2)).then(
+const run = main(process.argv.slice(2));
+// A command left waiting on work that can never end exits 1 with a message, not 0 in silence.
+failIfUnsettled(run);
+run.then(
   (code) => { process.exitCode = code; },
   (err) => { process.stderr.write(`evio: ${err && err.message ? err.message : String(err)}\n`); process.exitCode = 1; },
 );

@@ -1,6 +1,6 @@
 // The `evio` command: global options, then a command group. Each group lives in its own file
 // and drives the same engine functions as the HTTP handlers.
-import { toEvioError } from '../errors.js';
+import { evioError, toEvioError } from '../errors.js';
 import { makeIo, type CliCommand } from './io.js';
 import { commands } from './commands.js';
 import { runAudited } from './audit.js';
@@ -62,4 +62,30 @@ export async function main(argv: string[]): Promise<number> {
     process.off('SIGTERM', stop);
     await io.dispose();
   }
+}
+
+/**
+ * A command that can never finish is an error, not a silent success. When the event loop has
+ * nothing left to wait for while `run` is still pending (it awaits a promise nobody can settle
+ * any more — a bug, such as a stream callback that never comes), Node exits with status 0 and
+ * no output: a query would look like an empty answer. This reports INTERNAL (1000) instead and
+ * sets exit status 1.
+ */
+export function failIfUnsettled(run: Promise<unknown>): void {
+  let settled = false;
+  const onEmpty = () => {
+    if (settled) return;
+    settled = true;
+    const e = evioError('INTERNAL', 'the command stopped before it finished: it waited for work that can never end (a bug in evio: please report the command)');
+    process.stderr.write(`evio: ${e.message}\n`);
+    process.exitCode = 1;
+  };
+  process.once('beforeExit', onEmpty);
+  run.then(
+    () => undefined,
+    () => undefined,
+  ).finally(() => {
+    settled = true;
+    process.off('beforeExit', onEmpty);
+  });
 }
