@@ -167,6 +167,7 @@ export const ERRORS = {
   SERVICE_STOPPING: def(1628, 503, 'The service is shutting down (SIGTERM): the calls already running finish, new ones are refused', 'Retry against another instance, or after the service has restarted.'),
   CONSOLE_NOT_BUILT: def(1635, 503, 'The console page (GET /console/) was not built: dist/console has no index.html', 'Run npm run build (it bundles the console after compiling the server); an installed package ships it built.'),
   AUDIT_LOG_EVIO_ONLY: def(1636, 403, 'The call would add records to evio\'s own audit log or one of its rotated files (an append, a copy or an import into it), or write an output file (an export, a generated log) over one or beside it under a name of its family; only evio\'s recording of audited calls writes there', 'Append, copy, import or write the output into another file; the audit log records calls, it does not take records from them.'),
+  READERS_BUSY: def(1637, 503, 'The service already streams as many answers, across all its event stores, as maxReaders allows', 'Retry after the Retry-After seconds, or read answers faster; an operator can raise maxReaders (docs/settings.md).'),
   // ---- 1700-1799 batch jobs
   JOB_SOURCE_UNREADABLE: def(1700, 400, 'The file to import cannot be opened or read', 'Check the path and its permissions; the message names the system error.'),
   IMPORT_UNKNOWN_FORMAT: def(1701, 400, 'Unknown import format', 'Use --from sudo-json or --from sudo-text.'),

@@ -82,6 +82,10 @@ export interface Settings {
   maxBodyBytes: number;
   /** Answers one event store streams at once; more are refused with 1618 (0 = no bound). */
   maxReadersPerStore: number;
+  /** Answers all event stores together stream at once; more are refused with 1637 (0 = no bound). */
+  maxReaders: number;
+  /** Bytes the read buffers of all streamed flat-file answers hold at once; past it new readers get smaller buffers, then wait (0 = no bound). */
+  maxReaderBufferBytes: number;
   /** Who may read GET /metrics: loopback callers only, signed calls of an allowed app, or nobody. */
   metrics: MetricsAccess;
   /** On SIGTERM, how long calls in flight may take to finish before their connections are closed, ms. */
@@ -136,6 +140,8 @@ const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'recor
   maxConnections: 'number',
   maxBodyBytes: 'number',
   maxReadersPerStore: 'number',
+  maxReaders: 'number',
+  maxReaderBufferBytes: 'number',
   metrics: 'string',
   shutdownTimeoutMs: 'number',
   requestLog: 'string',
@@ -203,6 +209,14 @@ function checkServiceBounds(s: Settings): void {
   }
   if (!Number.isInteger(s.auditRefusedPerMinute) || s.auditRefusedPerMinute < 0) throw evioError('SETTINGS_INVALID', `"auditRefusedPerMinute": ${s.auditRefusedPerMinute} must be a whole number of 0 or more`);
   if (!Number.isInteger(s.maxReadersPerStore)) throw evioError('SETTINGS_INVALID', `"maxReadersPerStore": ${s.maxReadersPerStore} must be a whole number (0 = no bound)`);
+  for (const k of ['maxReaders', 'maxReaderBufferBytes'] as const) {
+    if (!Number.isInteger(s[k]) || s[k] < 0) throw evioError('SETTINGS_INVALID', `"${k}": ${s[k]} must be a whole number of 0 or more (0 = no bound)`);
+  }
+  // Every answer maxReaders admits must be able to get the smallest read buffer (64 KiB).
+  const leastBuffers = Math.max(1, s.maxReaders) * 64 * 1024;
+  if (s.maxReaderBufferBytes > 0 && s.maxReaderBufferBytes < leastBuffers) {
+    throw evioError('SETTINGS_INVALID', `"maxReaderBufferBytes": ${s.maxReaderBufferBytes} must be 0 (no bound) or at least ${leastBuffers}: 64 KiB for each of the maxReaders (${s.maxReaders}) answers`);
+  }
   if (!METRICS_ACCESS.includes(s.metrics)) throw evioError('SETTINGS_INVALID', `"metrics": "${s.metrics}" must be one of ${METRICS_ACCESS.join(', ')}`);
   if (!Number.isInteger(s.shutdownTimeoutMs) || s.shutdownTimeoutMs < 1) throw evioError('SETTINGS_INVALID', `"shutdownTimeoutMs": ${s.shutdownTimeoutMs} must be a whole number of 1 or more`);
   if (s.headersTimeoutMs > s.requestTimeoutMs) {
@@ -285,6 +299,8 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     maxConnections: (raw.maxConnections as number | undefined) ?? 512,
     maxBodyBytes: (raw.maxBodyBytes as number | undefined) ?? 64 * 1024,
     maxReadersPerStore: (raw.maxReadersPerStore as number | undefined) ?? 32,
+    maxReaders: (raw.maxReaders as number | undefined) ?? 64,
+    maxReaderBufferBytes: (raw.maxReaderBufferBytes as number | undefined) ?? 256 * 1024 * 1024,
     metrics: (raw.metrics as MetricsAccess | undefined) ?? 'loopback',
     shutdownTimeoutMs: (raw.shutdownTimeoutMs as number | undefined) ?? 10_000,
     requestLog: keyword((raw.requestLog as string | undefined) ?? 'stderr', ['stderr', 'off'], p),

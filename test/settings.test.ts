@@ -31,6 +31,15 @@ describe('settings', () => {
     expect(code(() => loadSettings({ config: file, env: {} }))).toBe(1001);
     expect(code(() => loadSettings({ config: join(dir, 'missing.json'), env: {} }))).toBe(1001);
   });
+  it('bound readers across stores: maxReaders 64 and 256 MiB of read buffers, at least 64 KiB per reader', () => {
+    expect(loadSettings({ env: { EVIO_HOME: '/data/evio' } })).toMatchObject({ maxReaders: 64, maxReaderBufferBytes: 256 * 1024 * 1024 });
+    const with_ = (o: Record<string, number>) => () => loadSettings({ env: { EVIO_HOME: '/data/evio' }, overrides: o });
+    expect(code(with_({ maxReaders: -1 }))).toBe(1002);
+    expect(code(with_({ maxReaders: 1.5 }))).toBe(1002);
+    expect(code(with_({ maxReaders: 64, maxReaderBufferBytes: 64 * 64 * 1024 - 1 }))).toBe(1002);
+    expect(with_({ maxReaders: 64, maxReaderBufferBytes: 64 * 64 * 1024 })().maxReaderBufferBytes).toBe(4 * 1024 * 1024);
+    expect(with_({ maxReaders: 0, maxReaderBufferBytes: 0 })().maxReaders).toBe(0);
+  });
 });
 
 describe('settings: destinations', () => {

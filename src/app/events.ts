@@ -5,7 +5,7 @@
 import type { Engine } from '../engine.js';
 import { evioError } from '../errors.js';
 import { parseEventDelete, parseEventQuery, parseLegacyQuery, type Params } from '../eventlog/query.js';
-import { takeReaderSlot } from '../eventlog/reader-slots.js';
+import { ReaderBudget, takeReaderSlot } from '../eventlog/reader-slots.js';
 import { shapeEvent, shapeLegacyEvent, type ReturnedEvent } from '../eventlog/shape.js';
 import { copyStore, type CopyProgress } from '../eventlog/copy.js';
 import { NO_LIMIT, newPageEnd, PageCut, type PageEnd } from '../eventlog/paging.js';
@@ -70,7 +70,8 @@ export async function queryEvents(engine: Engine, params: Params, opts: CallOpti
   const store = spec ? await openStore(engine, spec) : await openRequestStore(engine, ref);
   const stats: ScanStats = { malformed: 0 };
   const page = newPageEnd();
-  return { store, stats, page, query, events: shapeRows(store, query, { signal: opts.signal, stats, page, summary: !query.verbose, maxReaders: engine.settings.maxReadersPerStore }, (row) => shapeEvent(row, query.verbose, tz)) };
+  const budget = await readerBudget(engine);
+  return { store, stats, page, query, events: shapeRows(store, query, { signal: opts.signal, stats, page, summary: !query.verbose, maxPerStore: engine.settings.maxReadersPerStore, budget }, (row) => shapeEvent(row, query.verbose, tz)) };
 }
 
 /** GET /REST/events: the legacy flat-file listing. */
@@ -80,7 +81,17 @@ export async function queryLegacyEvents(engine: Engine, params: Params, opts: Ca
   const store = await openRequestStore(engine, ref);
   const stats: ScanStats = { malformed: 0 };
   const page = newPageEnd();
-  return { store, stats, page, events: shapeRows(store, query, { signal: opts.signal, stats, page, summary: false, maxReaders: engine.settings.maxReadersPerStore }, (row) => shapeLegacyEvent(row, tz)) };
+  const budget = await readerBudget(engine);
+  return { store, stats, page, events: shapeRows(store, query, { signal: opts.signal, stats, page, summary: false, maxPerStore: engine.settings.maxReadersPerStore, budget }, (row) => shapeLegacyEvent(row, tz)) };
+}
+
+/**
+ * The engine's one budget across all its event stores (maxReaders answers at once, their read
+ * buffers within maxReaderBufferBytes): created with the engine's first query.
+ */
+export function readerBudget(engine: Engine): Promise<ReaderBudget> {
+  const s = engine.settings;
+  return engine.resource('reader-budget', () => new ReaderBudget({ maxReaders: s.maxReaders, maxBufferBytes: s.maxReaderBufferBytes }));
 }
 
 /**
@@ -89,12 +100,26 @@ export async function queryLegacyEvents(engine: Engine, params: Params, opts: Ca
  */
 export const eventsStreamed = { returned: 0, bytesRead: 0 };
 
-/** A query's shaped rows; it holds one of the store's reader slots from its first row to its end. */
-async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: AbortSignal | undefined; stats: ScanStats; page: PageEnd; summary: boolean; maxReaders: number }, shape: (r: EventRow) => T): AsyncIterable<T> {
+/**
+ * A query's shaped rows. From its first row to its end it holds one of the store's reader slots
+ * and one of the engine's (maxReaders), and reserves its read buffers from the engine's budget.
+ */
+async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: AbortSignal | undefined; stats: ScanStats; page: PageEnd; summary: boolean; maxPerStore: number; budget: ReaderBudget }, shape: (r: EventRow) => T): AsyncIterable<T> {
   if (q.limit === 0) return;
-  const o: QueryOptions = { stats: opts.stats, summary: opts.summary };
+  const o: QueryOptions = { stats: opts.stats, summary: opts.summary, buffers: opts.budget };
   if (opts.signal) o.signal = opts.signal;
-  const release = takeReaderSlot(store, opts.maxReaders);
+  const releaseGlobal = opts.budget.take();
+  let release = releaseGlobal;
+  try {
+    const releaseStore = takeReaderSlot(store, opts.maxPerStore);
+    release = () => {
+      releaseStore();
+      releaseGlobal();
+    };
+  } catch (err) {
+    releaseGlobal();
+    throw err;
+  }
   try {
     const cut = new PageCut(store.kind, q, opts.page);
     for await (const row of store.query(cut.asked, o)) {

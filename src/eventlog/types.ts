@@ -79,8 +79,29 @@ export interface EventQuery extends EventFilter {
   direction: 'asc' | 'desc';
 }
 
+/** Bytes of a read buffer, reserved from a BufferBudget. */
+export interface BufferGrant {
+  /** Bytes granted (the buffer's size to allocate). */
+  readonly bytes: number;
+  /** The buffer grew (or shrank) to `size` bytes: charged at once, never waited for. */
+  resize(size: number): void;
+  /** The buffer is dropped; safe to call more than once. */
+  release(): void;
+}
+
+/** Where a query's read buffers are reserved (the engine's ReaderBudget, reader-slots.ts). */
+export interface BufferBudget {
+  /** Up to `want` bytes, at least min(want, MIN_READ_BUFFER); waits while not even that is free. */
+  reserve(want: number, signal?: AbortSignal): Promise<BufferGrant>;
+}
+
 export interface QueryOptions {
   signal?: AbortSignal;
+  /**
+   * Read buffers of this query are reserved here (the engine's bound across all stores); a
+   * store that holds no read buffer of its own (the SQL stores hold a batch of rows) ignores it.
+   */
+  buffers?: BufferBudget;
   /**
    * The caller reads only the fields of the non-verbose answer (shapeEvent with verbose=0):
    * recnum, uniqueid, etype, time, the four user/host fields, runcommand and the exit columns.

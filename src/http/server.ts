@@ -293,7 +293,7 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
     } catch (err) {
       const e = toEvioError(err);
       if (e.errorName === 'INTERNAL') log(`internal error on ${route.method} ${apiPath}: ${(err as Error).stack ?? e.message}`);
-      if (e.errorName === 'STORE_READERS_BUSY') reply.header('retry-after', 1);
+      if (e.errorName === 'STORE_READERS_BUSY' || e.errorName === 'READERS_BUSY') reply.header('retry-after', 1);
       res = errorResponse(e);
     }
     await answered(engine, request, { route, apiPath, search, appid, authenticated, caller, started }, res, log);

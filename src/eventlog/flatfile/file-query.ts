@@ -128,6 +128,7 @@ export async function* queryFile(path: string, fh: FileHandle, live: boolean, fa
       signal: ctx.signal,
       stats: ctx.stats,
       freq: ctx.freq,
+      budget: ctx.buffers,
       ...(offsetOf ? { offsetOf } : {}),
       ...(gz ? {} : { sizeHint: Math.max(0, size - scanFrom) }),
       ...(ctx.readSize === undefined ? {} : { readSize: ctx.readSize }),
@@ -176,18 +177,18 @@ async function positionAfterRecnum(fh: FileHandle, gz: boolean, ix: SkipIndex | 
       const o = bi * BF;
       if (t[o + B_REC_MAX]! <= r) continue;
       const source = gz ? bufferSource(await memberOf(ix, fh, o, ctx), t[o + B_START]!) : stream;
-      const p = await walkToRecnum(source, t[o + B_START]!, t[o + B_END]!, r, ctx.signal);
+      const p = await walkToRecnum(source, t[o + B_START]!, t[o + B_END]!, r, ctx);
       if (p >= 0) return p;
     }
     if (gz) return -1;
-    return walkToRecnum(stream, ix.usize, Infinity, r, ctx.signal);
+    return walkToRecnum(stream, ix.usize, Infinity, r, ctx);
   }
   const from = await bomLength(stream);
-  return walkToRecnum(stream, gz ? from : await narrowToRecnum(stream, from, end, r, ctx.signal), Infinity, r, ctx.signal);
+  return walkToRecnum(stream, gz ? from : await narrowToRecnum(stream, from, end, r, ctx.signal), Infinity, r, ctx);
 }
 
-async function walkToRecnum(source: ByteSource, from: number, to: number, r: number, signal: AbortSignal | undefined): Promise<number> {
-  const reader = new LineReader(source, from, { signal });
+async function walkToRecnum(source: ByteSource, from: number, to: number, r: number, ctx: Pick<FileQueryContext, 'signal' | 'buffers'>): Promise<number> {
+  const reader = new LineReader(source, from, { signal: ctx.signal, budget: ctx.buffers });
   const probe: PrefixProbe = { recnum: 0, etype: 0, uidHash: 0 };
   try {
     for (;;) {

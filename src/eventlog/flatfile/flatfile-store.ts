@@ -158,6 +158,7 @@ export class FlatFileStore implements EventStore {
       cache: this.indexCache,
       counters,
       budgetLeft: this.indexSettings.budgetMs,
+      buffers: opts.buffers,
     };
     const merge = ctx.merge;
     if (merge.done) return;

@@ -336,6 +336,8 @@ export async function* scanGzipFrom(ix: SkipIndex, fh: FileHandle, from: number,
       signal: ctx.signal,
       stats: ctx.stats,
       freq: ctx.freq,
+      budget: ctx.buffers,
+      sizeHint: data.length,
       ...(offsetOf ? { offsetOf } : {}),
     });
   }

@@ -8,6 +8,7 @@
 // query and rewrite (split2/readline would allocate a string per line before we know whether the
 // line is even wanted; see prefilter.ts).
 import type { FileHandle } from 'node:fs/promises';
+import type { BufferBudget, BufferGrant } from '../types.js';
 
 /** Where bytes come from: a file, or a test double that cuts reads at chosen sizes. */
 export interface ByteSource {
@@ -40,7 +41,15 @@ export interface LineReaderOptions {
   signal?: AbortSignal | undefined;
   /** fill() returns false at the first line longer than maxLineBytes instead of skipping it (rewrites fail there). */
   stopOnOversized?: boolean;
+  /**
+   * Where the buffer's bytes are reserved (a query's answer: the engine's ReaderBudget). The
+   * buffer is then allocated at the first fill, as large as the reservation allows (which may
+   * wait), and released by settle().
+   */
+  budget?: BufferBudget | undefined;
 }
+
+const NO_BYTES = Buffer.alloc(0);
 
 export class LineReader {
   /** The one buffer; valid bytes are [start, end). Bytes past `end` are stale: never trust them. */
@@ -68,6 +77,11 @@ export class LineReader {
   private discarding = false;
   /** The read-ahead started by the last fill, into [end, ...). */
   private inflight: Promise<number> | null = null;
+  private readonly budget: BufferBudget | undefined;
+  /** The buffer's size before the first fill. */
+  private readonly initialSize: number;
+  /** The bytes the buffer holds in the budget (null: not reserved, or no budget). */
+  private grant: BufferGrant | null = null;
 
   constructor(
     private readonly source: ByteSource,
@@ -81,7 +95,9 @@ export class LineReader {
     // Room for several reads between compactions, so that most reads can run ahead; no more
     // than the file needs (it may grow meanwhile: the buffer then grows too).
     const room = Math.max(8 * this.readSize, 64);
-    this.buf = Buffer.allocUnsafe(opts.sizeHint === undefined ? room : Math.max(64, Math.min(room, opts.sizeHint + 1)));
+    this.initialSize = opts.sizeHint === undefined ? room : Math.max(64, Math.min(room, opts.sizeHint + 1));
+    this.budget = opts.budget;
+    this.buf = this.budget ? NO_BYTES : Buffer.allocUnsafe(this.initialSize);
     this.base = startPosition;
   }
 
@@ -99,6 +115,11 @@ export class LineReader {
    * copy from the page cache overlaps the caller's work on this buffer.
    */
   async fill(): Promise<boolean> {
+    if (this.budget && this.buf === NO_BYTES && !this.eof) {
+      // Reserved before the first read: the budget may grant less than asked, or make us wait.
+      this.grant = await this.budget.reserve(this.initialSize, this.signal);
+      this.buf = Buffer.allocUnsafe(this.grant.bytes);
+    }
     for (;;) {
       if (this.eof) return false;
       this.signal?.throwIfAborted();
@@ -156,11 +177,12 @@ export class LineReader {
     this.inflight = p;
   }
 
-  /** Waits for a read still in flight (before the file is closed). */
+  /** Waits for a read still in flight (before the file is closed); gives the buffer's bytes back to the budget. */
   async settle(): Promise<void> {
     const p = this.inflight;
     this.inflight = null;
     if (p) await p.catch(() => undefined);
+    this.grant?.release();
   }
 
   /** While discarding: drops bytes up to and including the next '\n'; false if none arrived yet. */
@@ -196,6 +218,7 @@ export class LineReader {
       const grown = Buffer.allocUnsafe(this.buf.length * 2);
       this.buf.copy(grown, 0, 0, this.end);
       this.buf = grown;
+      this.grant?.resize(grown.length);
     }
   }
 

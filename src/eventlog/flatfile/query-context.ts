@@ -1,6 +1,6 @@
 // What one query over one file or a family carries from file to file (file-query.ts) into the
 // index scan (index-scan.ts): the query, the shared finish merge, counters, the index settings.
-import type { EventQuery, ScanStats } from '../types.js';
+import type { BufferBudget, EventQuery, ScanStats } from '../types.js';
 import type { FinishMerge } from './finish-merge.js';
 import type { SkipIndex } from './skip-index.js';
 
@@ -34,4 +34,6 @@ export interface FileQueryContext {
   counters: ReadCounters;
   /** Time left for index builds in this query. */
   budgetLeft: number;
+  /** Where the read buffers of this query are reserved (the engine's bound across stores). */
+  buffers?: BufferBudget | undefined;
 }
