@@ -17,6 +17,7 @@ import { RateLimiter } from './rate-limit.js';
 import { allRoutes } from '../app/routes/index.js';
 import { queryFromSearch } from '../app/query-params.js';
 import type { ConnectionCap } from './connection-cap.js';
+import { finalAnswerText, sendFinalAnswer } from './final-answer.js';
 import { createNodeServer, type NodeServer } from './node-server.js';
 import { registerOps, type Ops } from './ops-routes.js';
 import { guardStall } from './stall-guard.js';
@@ -105,7 +106,11 @@ function frameworkError(err: FastifyError | Error, bodyLimit: number): EvioError
   return toEvioError(err);
 }
 
-/** Refusals of the HTTP parser itself (before fastify sees a request): still our JSON shape. */
+/**
+ * Refusals of the HTTP parser itself (before fastify sees a request), the request timeouts
+ * among them: still our JSON shape, and the connection is destroyed once the answer is out (a
+ * peer that never reads would otherwise keep it half-open and counted; final-answer.ts).
+ */
 function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   if (!socket.writable || (err.code === 'ECONNRESET')) {
     socket.destroy();
@@ -116,9 +121,7 @@ function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
     : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? evioError('HTTP_REQUEST_TIMEOUT', 'the request did not arrive in time (headersTimeoutMs / requestTimeoutMs)')
       : evioError('HTTP_BAD_REQUEST', 'the HTTP request is malformed');
-  const body = JSON.stringify(e.toBody());
-  const reason = e.http === 431 ? 'Request Header Fields Too Large' : e.http === 408 ? 'Request Timeout' : 'Bad Request';
-  socket.end(`HTTP/1.1 ${e.http} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  sendFinalAnswer(socket, finalAnswerText(e));
 }
 
 export interface BuiltServer {
