@@ -76,8 +76,10 @@ export interface Settings {
   keepAliveTimeoutMs: number;
   /** A streamed answer whose client reads nothing for this long is cut, ms. */
   stalledResponseTimeoutMs: number;
-  /** Open connections at once; more are refused with 1615. */
+  /** Open connections at once; more are refused with 1615 (an eighth is kept for signed connections). */
   maxConnections: number;
+  /** Open connections from one client address (an IPv6 /64) at once; more are refused with 1615. */
+  maxConnectionsPerAddress: number;
   /** Largest request body; every body is read before its signature can be checked. */
   maxBodyBytes: number;
   /** Answers one event store streams at once; more are refused with 1618 (0 = no bound). */
@@ -138,6 +140,7 @@ const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'recor
   keepAliveTimeoutMs: 'number',
   stalledResponseTimeoutMs: 'number',
   maxConnections: 'number',
+  maxConnectionsPerAddress: 'number',
   maxBodyBytes: 'number',
   maxReadersPerStore: 'number',
   maxReaders: 'number',
@@ -203,7 +206,7 @@ function validZone(tz: string): boolean {
  * be due no later than the whole request (Node refuses the server otherwise).
  */
 function checkServiceBounds(s: Settings): void {
-  const positive = ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'stalledResponseTimeoutMs', 'maxConnections', 'maxBodyBytes'] as const;
+  const positive = ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'stalledResponseTimeoutMs', 'maxConnections', 'maxConnectionsPerAddress', 'maxBodyBytes'] as const;
   for (const k of positive) {
     if (!Number.isInteger(s[k]) || s[k] < 1) throw evioError('SETTINGS_INVALID', `"${k}": ${s[k]} must be a whole number of 1 or more`);
   }
@@ -297,6 +300,7 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     keepAliveTimeoutMs: (raw.keepAliveTimeoutMs as number | undefined) ?? 5_000,
     stalledResponseTimeoutMs: (raw.stalledResponseTimeoutMs as number | undefined) ?? 30_000,
     maxConnections: (raw.maxConnections as number | undefined) ?? 512,
+    maxConnectionsPerAddress: (raw.maxConnectionsPerAddress as number | undefined) ?? 128,
     maxBodyBytes: (raw.maxBodyBytes as number | undefined) ?? 64 * 1024,
     maxReadersPerStore: (raw.maxReadersPerStore as number | undefined) ?? 32,
     maxReaders: (raw.maxReaders as number | undefined) ?? 64,

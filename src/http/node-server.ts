@@ -1,8 +1,10 @@
 // The Node HTTP(S) server under fastify, with every phase of a connection bounded in time
 // (docs/service.md, "Connection limits"): the TLS handshake and the request headers
 // (headersTimeoutMs), the whole request with its body (requestTimeoutMs), the idle time between
-// keep-alive requests (keepAliveTimeoutMs), and the number of connections (maxConnections). A
-// slow answer is bounded separately, by the stall guard on the response.
+// keep-alive requests (keepAliveTimeoutMs), and the number of connections (maxConnections,
+// maxConnectionsPerAddress and the reserve for signed callers, connection-cap.ts). A connection
+// past a timeout is answered (408) and destroyed, or destroyed when idle: none stays half-open.
+// A slow answer is bounded separately, by the stall guard on the response.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type ServerOptions as HttpsOptions } from 'node:https';
 import type { Settings } from '../settings.js';
@@ -36,5 +38,5 @@ export function createNodeServer(s: Settings, tls: HttpsOptions | null, handler:
   server.keepAliveTimeout = s.keepAliveTimeoutMs;
   server.headersTimeout = s.headersTimeoutMs;
   server.requestTimeout = s.requestTimeoutMs;
-  return { server, connections: capConnections(server, s.maxConnections, tls !== null) };
+  return { server, connections: capConnections(server, { maxConnections: s.maxConnections, maxConnectionsPerAddress: s.maxConnectionsPerAddress, secure: tls !== null }) };
 }

@@ -2,6 +2,7 @@
 // (Prometheus text), the request counters behind it, and the drain of a graceful shutdown. None
 // of the probes needs a key and none says anything secret; /metrics is limited by the `metrics`
 // setting (loopback callers, signed calls of an app allowed GET /metrics, or nobody).
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Engine } from '../engine.js';
@@ -144,7 +145,8 @@ function buildMetrics(engine: Engine): { registry: Registry; requests: Counter<s
   return { registry, requests, latency, authFailures };
 }
 
-export function registerOps(app: FastifyInstance, engine: Engine, auth: Authenticator): Ops {
+/** `onSigned`: told the socket of a call whose signature passed (a signed scrape of /metrics). */
+export function registerOps(app: FastifyInstance, engine: Engine, auth: Authenticator, onSigned: (socket: Socket) => void = () => {}): Ops {
   const settings = engine.settings;
   const m = buildMetrics(engine);
   let draining = false;
@@ -204,6 +206,7 @@ export function registerOps(app: FastifyInstance, engine: Engine, auth: Authenti
         const q = rawUrl.indexOf('?');
         const who = auth.authenticate({ method: 'GET', rawPath: q < 0 ? rawUrl : rawUrl.slice(0, q), query: new URLSearchParams(q < 0 ? '' : rawUrl.slice(q + 1)), body: undefined, remote: request.ip });
         noteCaller(request, who.appid);
+        onSigned(request.raw.socket);
         auth.authorize(who, METRICS_ROUTE);
         return;
       }

@@ -216,7 +216,7 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
     void reply.code(e.http).send(e.toBody());
   });
 
-  const ops = registerOps(app, engine, auth);
+  const ops = registerOps(app, engine, auth, (socket) => node!.connections.signed(socket));
 
   // OpenAPI and Swagger UI: served without a signature; they describe the API and hold no data.
   const document = openApiDocument(routes, { prefix: settings.prefix, version: EVIO_VERSION });
@@ -282,6 +282,8 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
       const who = auth.authenticate({ method: request.method, rawPath, query: search, body: rawBodies.get(request), remote });
       authenticated = true;
       caller = who.appid;
+      // The connection is a signed caller's from now on: never closed to make room (connection-cap.ts).
+      node!.connections.signed(request.raw.socket);
       const rate = limiter.take(who.appid, who.rateLimit);
       if (rate.limit > 0) reply.header('x-ratelimit-limit', rate.limit).header('x-ratelimit-remaining', rate.remaining);
       if (!rate.allowed) {
@@ -322,7 +324,7 @@ export interface RunningServer {
   /** Base URL, e.g. http://127.0.0.1:24351 (the bound port when 0 was asked for). */
   url: string;
   port: number;
-  /** Open and refused connections (maxConnections). */
+  /** Open, refused and evicted connections (maxConnections, maxConnectionsPerAddress). */
   connections: ConnectionCap;
   /** Graceful shutdown, first half: refuse new calls, let those in flight finish (Ops.drain). */
   drain(timeoutMs: number): Promise<number>;
