@@ -1,16 +1,22 @@
 // What the operator's probes read: readiness of the configured stores and of the worker pool
 // (GET /readyz), and the figures behind GET /metrics. Every answer names a part by what it is
 // ("eventlog folder", "database central"), never by its path or URL: the probes need no key.
+// Since anyone may call GET /readyz, one probe runs at a time per engine (calls during it wait
+// for its verdict) and a verdict is kept for READY_CACHE_MS; a PostgreSQL database is probed
+// through its store's pool, so a flood of calls opens no database connections of its own.
 import { constants } from 'node:fs';
 import { access, open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Engine } from '../engine.js';
-import { pingPostgres } from '../eventlog/postgres/pg-ping.js';
+import { pingPostgresStore } from '../eventlog/stores.js';
+import { redactUrl } from '../eventlog/postgres/pg-url.js';
 import { iologPool, type LaneStats } from '../worker/pool.js';
 import { eventsStreamed } from './events.js';
 
 /** Each probe of a part gives up after this long. */
 export const READY_TIMEOUT_MS = 2000;
+/** How long a verdict of GET /readyz is answered again without probing anew. */
+export const READY_CACHE_MS = 1000;
 
 /** Part name -> "ok", "absent" (optional and not created yet) or a short reason. */
 export type Readiness = Record<string, string>;
@@ -61,8 +67,14 @@ async function sqliteReady(file: string): Promise<string> {
   }
 }
 
-async function databaseReady(target: string, timeoutMs: number): Promise<string> {
-  if (isPostgresUrl(target)) return (await pingPostgres(target, timeoutMs)) ?? 'ok';
+async function databaseReady(engine: Engine, name: string, target: string, timeoutMs: number): Promise<string> {
+  if (isPostgresUrl(target)) {
+    try {
+      return (await pingPostgresStore(engine, name, target, timeoutMs)) ?? 'ok';
+    } catch (err) {
+      return reason(err);
+    }
+  }
   if (isUrl(target)) return 'ok'; // other drivers (ODBC) connect per call: nothing to probe here
   return sqliteReady(target);
 }
@@ -78,18 +90,42 @@ async function workersReady(engine: Engine, timeoutMs: number): Promise<string> 
   }
 }
 
+export interface ReadyVerdict {
+  ready: boolean;
+  parts: Readiness;
+}
+
 /** The checks of GET /readyz, run at once; ready when none failed ("absent" is not a failure). */
-export async function readiness(engine: Engine, timeoutMs = READY_TIMEOUT_MS): Promise<{ ready: boolean; parts: Readiness }> {
+async function probe(engine: Engine, timeoutMs: number): Promise<ReadyVerdict> {
   const s = engine.settings;
   const checks: Array<[string, Promise<string>]> = [['eventlog folder', folderReady(dirname(s.eventlog))]];
   // eventdb names a configured database or is a path (or URL) of its own.
-  if (!Object.hasOwn(s.databases, s.eventdb)) checks.push(['eventdb', databaseReady(s.eventdb, timeoutMs)]);
-  for (const [name, target] of Object.entries(s.databases)) checks.push([`database ${name}`, databaseReady(target, timeoutMs)]);
+  if (!Object.hasOwn(s.databases, s.eventdb)) checks.push(['eventdb', databaseReady(engine, redactUrl(s.eventdb), s.eventdb, timeoutMs)]);
+  for (const [name, target] of Object.entries(s.databases)) checks.push([`database ${name}`, databaseReady(engine, name, target, timeoutMs)]);
   checks.push(['workers', workersReady(engine, timeoutMs)]);
   const parts: Readiness = {};
   for (const [name, p] of checks) parts[name] = await p;
   const ready = Object.values(parts).every((v) => v === 'ok' || v === 'absent');
   return { ready, parts };
+}
+
+/** Per engine: the probe in flight (doneAt null) or the last verdict and when it came. */
+const verdicts = new WeakMap<Engine, { doneAt: number | null; verdict: Promise<ReadyVerdict> }>();
+
+/**
+ * The verdict of GET /readyz: the probe in flight when there is one, the last verdict when it is
+ * younger than READY_CACHE_MS, else a new probe (parts bounded by `timeoutMs` each).
+ */
+export function readiness(engine: Engine, timeoutMs = READY_TIMEOUT_MS): Promise<ReadyVerdict> {
+  const last = verdicts.get(engine);
+  if (last && (last.doneAt === null || Date.now() - last.doneAt < READY_CACHE_MS)) return last.verdict;
+  const entry: { doneAt: number | null; verdict: Promise<ReadyVerdict> } = { doneAt: null, verdict: probe(engine, timeoutMs) };
+  verdicts.set(engine, entry);
+  const done = () => {
+    entry.doneAt = Date.now();
+  };
+  entry.verdict.then(done, done); // each part catches its own failures: a rejection is not expected
+  return entry.verdict;
 }
 
 export interface OpsFigures {

@@ -229,6 +229,15 @@ async function checkSqliteFiles(path: string, asked: string): Promise<void> {
   }
 }
 
+/**
+ * Readiness of a PostgreSQL database of the settings (GET /readyz) through the pool of its
+ * store, the one requests use: null when it answers, else a short reason (pg-ping.ts).
+ */
+export async function pingPostgresStore(engine: Engine, name: string, url: string, timeoutMs: number): Promise<string | null> {
+  const store = (await openStore(engine, { kind: 'pg', name, url })) as import('./postgres/index.js').PostgresStore;
+  return store.ping(timeoutMs);
+}
+
 export async function openStoreByName(engine: Engine, name: string): Promise<EventStore> {
   return openStore(engine, parseStoreName(engine, name));
 }

@@ -7,6 +7,7 @@ import { sqlProfile, type SqlProfile } from '../sql/profile.js';
 import type { RawRow } from '../sql/select.js';
 import type { SqlStatement } from '../sql/statement.js';
 import { isConnectionGone, pgError } from './pg-errors.js';
+import { pingPool } from './pg-ping.js';
 import { effectiveUserName } from './pg-url.js';
 
 // node-postgres falls back to `$USER` (read once, when pg loads) for a URL without a user, and
@@ -32,6 +33,7 @@ const CURSOR = 'evio_cursor';
 export class PostgresDriver implements SqlDriver {
   readonly profile: SqlProfile;
   private readonly pool: pg.Pool;
+  private ended = false;
 
   constructor(private readonly opts: PostgresDriverOptions) {
     this.profile = sqlProfile('pg', { driver: 'native', schema: opts.schema });
@@ -204,7 +206,19 @@ export class PostgresDriver implements SqlDriver {
     }
   }
 
+  /** Readiness: null when SELECT 1 answers on a pooled connection within `timeoutMs`, else a short reason. */
+  ping(timeoutMs: number): Promise<string | null> {
+    return pingPool(this.pool, timeoutMs);
+  }
+
+  /** Whether close() was called (the pool is ended: a store opens a new driver). */
+  get closed(): boolean {
+    return this.ended;
+  }
+
   async close(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
     await this.pool.end();
   }
 }

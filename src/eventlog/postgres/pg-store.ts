@@ -41,9 +41,13 @@ export class PostgresStore extends SqlEventStore {
     this.options = o;
   }
 
-  protected async openDriver(): Promise<SqlDriver> {
+  /** The store's one pool: queries, appends and readiness probes share its connections. */
+  private driver: PostgresDriver | null = null;
+
+  private pooled(): PostgresDriver {
+    if (this.driver && !this.driver.closed) return this.driver;
     const o = this.options;
-    return new PostgresDriver({
+    this.driver = new PostgresDriver({
       storeName: this.name,
       connectionString: o.connectionString,
       schema: o.schema ?? null,
@@ -53,5 +57,25 @@ export class PostgresStore extends SqlEventStore {
       fetchSize: o.fetchSize ?? 1000,
       applicationName: o.applicationName ?? 'evio',
     });
+    return this.driver;
+  }
+
+  protected async openDriver(): Promise<SqlDriver> {
+    return this.pooled();
+  }
+
+  /**
+   * Readiness (GET /readyz): null when the database answers SELECT 1 on a connection of this
+   * store's pool within `timeoutMs`, else a short reason naming nothing (pg-ping.ts). The schema
+   * is neither checked nor created.
+   */
+  ping(timeoutMs: number): Promise<string | null> {
+    return this.pooled().ping(timeoutMs);
+  }
+
+  override async close(): Promise<void> {
+    await super.close();
+    await this.driver?.close();
+    this.driver = null;
   }
 }
