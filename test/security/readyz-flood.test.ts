@@ -87,6 +87,7 @@ describe.skipIf(!available)('GET /readyz, 200 calls at once, with a PostgreSQL d
       await sampler;
     }
     most = Math.max(most, await evioConnections());
+    console.log(`${CALLS} GET /readyz at once: at most ${most} PostgreSQL connection(s) of evio at a time`);
     expect(answers.length).toBe(CALLS);
     for (const a of answers) {
       expect(a.http).toBe(200);
