@@ -40,6 +40,17 @@ describe('settings', () => {
     expect(with_({ maxReaders: 64, maxReaderBufferBytes: 64 * 64 * 1024 })().maxReaderBufferBytes).toBe(4 * 1024 * 1024);
     expect(with_({ maxReaders: 0, maxReaderBufferBytes: 0 })().maxReaders).toBe(0);
   });
+  it('bound connections per client address: 128 unless set, a whole number of 1 or more', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'evio-settings-'));
+    const file = join(dir, 'evio.json');
+    expect(loadSettings({ env: { EVIO_HOME: dir } }).maxConnectionsPerAddress).toBe(128);
+    writeFileSync(file, '{"maxConnectionsPerAddress": 512}');
+    expect(loadSettings({ config: file, env: {} }).maxConnectionsPerAddress).toBe(512);
+    for (const bad of ['0', '1.5', '"many"']) {
+      writeFileSync(file, `{"maxConnectionsPerAddress": ${bad}}`);
+      expect(() => loadSettings({ config: file, env: {} })).toThrow(/maxConnectionsPerAddress/);
+    }
+  });
 });
 
 describe('settings: destinations', () => {

@@ -118,6 +118,14 @@ describe('sockets that send part of a request and never read', () => {
     expect(second.head).toMatch(/^HTTP\/1\.1 200 /);
   });
 
+  it('are destroyed after a refusal that ends the connection (8119 before the body is read)', async () => {
+    for (let i = 0; i < CAP; i++) {
+      const s = await openSilent(server().port);
+      s.write(`DELETE /REST/v2.0/events?format=ff&file=x.ndjson&appid=nobody&timestamp=${Math.floor(Date.now() / 1000)}&hmac=00 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"pad":"`);
+    }
+    expect(await until(() => server().connections.open, (n) => n === 0)).toBe(0);
+  });
+
   it('are destroyed when they sent nothing at all, and an idle keep-alive socket is too', async () => {
     for (let i = 0; i < CAP; i++) await openSilent(server().port);
     const kept = await signedCall(server(), '127.0.0.1', { keep: true });
