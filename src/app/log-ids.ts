@@ -70,7 +70,8 @@ export class LogIds {
   open(logId: string): LogIdPlace | null {
     if (!/^[A-Za-z0-9_-]{1,1024}$/.test(logId)) return null;
     const raw = Buffer.from(logId, 'base64url');
-    if (raw.length < IV_BYTES + TAG_BYTES + 17) return null;
+    // Only the one spelling seal() gives: base64 decoding ignores a last character's spare bits.
+    if (raw.length < IV_BYTES + TAG_BYTES + 17 || raw.toString('base64url') !== logId) return null;
     let plain: Buffer;
     try {
       const d = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES));
