@@ -72,7 +72,9 @@ export class LogConnection {
   /** The client's socket is gone: what it sent before is still handled, then the session is closed. */
   private peerGone = false;
   private released = false;
-  private paused = false;
+  /** Reading is paused while over the byte rate, or while the queue is full; resumed when neither holds. */
+  private overRate = false;
+  private queueFull = false;
   private commitTimer: NodeJS.Timeout | null = null;
   private lastCommit: TimeSpec | null = null;
   private frameTimer: NodeJS.Timeout | null = null;
@@ -102,13 +104,24 @@ export class LogConnection {
   private onData(chunk: Buffer): void {
     if (this.closed) return;
     this.throttle(chunk.length);
+    let frames = 0;
     try {
-      this.reader.push(chunk, (frame) => this.onFrame(frame));
+      this.reader.push(chunk, (frame) => {
+        frames++;
+        this.onFrame(frame);
+      });
     } catch (err) {
       this.fail(toEvioError(err));
       return;
     }
-    this.armFrameTimer();
+    this.armFrameTimer(frames > 0);
+  }
+
+  /** Pauses or resumes reading the socket as the byte rate and the queue allow. */
+  private flow(): void {
+    if (this.closed) return;
+    if (this.overRate || this.queueFull) this.socket.pause();
+    else this.socket.resume();
   }
 
   private throttle(n: number): void {
@@ -117,25 +130,29 @@ export class LogConnection {
     const now = Date.now();
     this.allowance = Math.min(rate, this.allowance + ((now - this.allowanceAt) / 1000) * rate) - n;
     this.allowanceAt = now;
-    if (this.allowance < 0 && !this.paused) {
-      this.paused = true;
-      this.socket.pause();
+    if (this.allowance < 0 && !this.overRate) {
+      this.overRate = true;
+      this.flow();
       setTimeout(() => {
-        this.paused = false;
-        if (!this.closed && this.queuedBytes < QUEUE_PAUSE_BYTES) this.socket.resume();
+        this.overRate = false;
+        this.flow();
       }, Math.ceil((-this.allowance / rate) * 1000)).unref();
     }
   }
 
-  /** A message begun and not finished must finish within frameTimeoutMs; between messages a client may be idle for ever. */
-  private armFrameTimer(): void {
-    if (this.reader.pending === 0) {
+  /**
+   * A message begun and not finished must finish within frameTimeoutMs of its first byte (a
+   * client dripping a byte now and then does not hold it open for longer); between messages a
+   * client may be idle for ever. `completed`: this read ended a message, so any bytes pending
+   * now begin the next one.
+   */
+  private armFrameTimer(completed: boolean): void {
+    if (this.reader.pending === 0 || completed) {
       if (this.frameTimer) clearTimeout(this.frameTimer);
       this.frameTimer = null;
-      return;
+      if (this.reader.pending === 0) return;
     }
-    if (this.frameTimer) this.frameTimer.refresh();
-    else {
+    if (!this.frameTimer) {
       this.frameTimer = setTimeout(() => this.fail(evioError('LOGSRV_TIMEOUT', `a message was begun and not finished within ${this.opts.frameTimeoutMs} ms`)), this.opts.frameTimeoutMs);
       this.frameTimer.unref();
     }
@@ -158,9 +175,9 @@ export class LogConnection {
     if (msg.type === 'io') msg.data = Buffer.from(msg.data);
     this.queue.push({ msg, bytes: frame.length });
     this.queuedBytes += frame.length;
-    if (this.queuedBytes >= QUEUE_PAUSE_BYTES && !this.paused) {
-      this.paused = true;
-      this.socket.pause();
+    if (this.queuedBytes >= QUEUE_PAUSE_BYTES && !this.queueFull) {
+      this.queueFull = true;
+      this.flow();
     }
   }
 
@@ -195,9 +212,9 @@ export class LogConnection {
       void this.release();
       return;
     }
-    if (this.paused && !this.closed) {
-      this.paused = false;
-      this.socket.resume();
+    if (this.queueFull) {
+      this.queueFull = false;
+      this.flow();
     }
   }
 

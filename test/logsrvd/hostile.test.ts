@@ -77,6 +77,20 @@ describe('log server: bad input', () => {
     expect(await d.closedWithError()).toMatch(/^1808 .*no client message/);
   });
 
+  it('closes a connection that drips a message byte by byte, counting from the message\'s first byte', async () => {
+    const c = await hello();
+    const frame = encodeFrame(Buffer.alloc(100));
+    // A byte every 50 ms would finish the 104-byte frame after ~5 s; frameTimeoutMs is 300 ms.
+    let sent = 0;
+    while (!c.closed && sent < frame.length - 1) {
+      c.sendRaw(frame.subarray(sent, sent + 1));
+      sent++;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await c.closedWithError()).toMatch(/^1808 .*begun and not finished/);
+    expect(sent).toBeLessThan(frame.length - 1);
+  });
+
   it('keeps user and host names from escaping the root: a "/" in a value becomes "_"', async () => {
     const c = await hello();
     const info = new Map(INFO);
