@@ -19,7 +19,7 @@ import { evioError } from '../../errors.js';
 import { backoffDelay, DEFAULT_BACKOFF, sleep, type BackoffOptions } from './backoff.js';
 import { RewindPending, type DeliveryItem, type Sink } from './sink.js';
 import { writeItems } from './stream-writes.js';
-import { stdinCapacity, UnreadWindow } from './unread-window.js';
+import { StreamSinkBase, stdinCapacity, UnreadWindow } from './unread-window.js';
 
 export interface ProgOptions {
   argv: readonly string[];
@@ -45,39 +45,23 @@ interface Running {
   exited: Promise<void>;
 }
 
-export class ProgSink implements Sink {
-  readonly idempotent = false;
+export class ProgSink extends StreamSinkBase implements Sink {
   private readonly o: Required<ProgOptions>;
   private readonly name: string;
-  private readonly window: UnreadWindow;
   private run: Running | null = null;
-  private rewind: number | null = null;
   /** An exit that no delivery has reported yet. */
   private exitError: Error | null = null;
   /** Exits in a row of programs that ran less than healthyAfterMs. */
   private shortRuns = 0;
   private nextStartAt = 0;
-  private closing = false;
-  private wake: (() => void) | null = null;
   /** Program starts since this sink was made (tests, status). */
   starts = 0;
-  /** The most bytes the pipe's stream buffered in evio at once (tests: backpressure). */
-  readonly seen = { maxBuffered: 0 };
 
   constructor(opts: ProgOptions) {
-    this.o = { backoff: DEFAULT_BACKOFF, healthyAfterMs: 10_000, capacity: stdinCapacity(), stopTimeoutMs: 2000, ...opts };
+    const o = { backoff: DEFAULT_BACKOFF, healthyAfterMs: 10_000, capacity: stdinCapacity(), stopTimeoutMs: 2000, ...opts };
+    super(new UnreadWindow(o.capacity));
+    this.o = o;
     this.name = basename(opts.argv[0]!);
-    this.window = new UnreadWindow(this.o.capacity);
-  }
-
-  attach(wake: () => void): void {
-    this.wake = wake;
-  }
-
-  takeRewind(): number | null {
-    const r = this.rewind;
-    this.rewind = null;
-    return r;
   }
 
   async deliver(items: readonly DeliveryItem[], after: number, signal: AbortSignal): Promise<void> {

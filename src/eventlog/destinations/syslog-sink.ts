@@ -17,7 +17,7 @@ import { evioError } from '../../errors.js';
 import { RewindPending, type DeliveryItem, type Sink } from './sink.js';
 import { writeItems } from './stream-writes.js';
 import { syslogMessage, type SyslogFormat } from './syslog-message.js';
-import { tcpCapacity, UnreadWindow } from './unread-window.js';
+import { StreamSinkBase, tcpCapacity, UnreadWindow } from './unread-window.js';
 
 export interface SyslogSinkOptions {
   target: SyslogTarget;
@@ -40,34 +40,18 @@ interface Connection {
 
 const failed = (t: SyslogTarget, what: string, cause?: unknown) => evioError('DEST_SYSLOG_FAILED', `syslog ${t.transport}://${t.host.includes(':') ? `[${t.host}]` : t.host}:${t.port}: ${what}`, cause);
 
-export class SyslogSink implements Sink {
-  readonly idempotent = false;
+export class SyslogSink extends StreamSinkBase implements Sink {
   private readonly t: SyslogTarget;
   private readonly format: SyslogFormat;
-  private readonly window: UnreadWindow;
   private conn: Connection | null = null;
   private udp: UdpSocket | null = null;
   /** A datagram was refused (nothing listens) since the current UDP batch started. */
   private udpRefused = false;
-  private rewind: number | null = null;
-  private wake: (() => void) | null = null;
-  private closing = false;
-  readonly seen = { maxBuffered: 0 };
 
   constructor(private readonly o: SyslogSinkOptions) {
+    super(new UnreadWindow(o.capacity ?? tcpCapacity()));
     this.t = o.target;
     this.format = { ...o.format, facility: o.target.facility };
-    this.window = new UnreadWindow(o.capacity ?? tcpCapacity());
-  }
-
-  attach(wake: () => void): void {
-    this.wake = wake;
-  }
-
-  takeRewind(): number | null {
-    const r = this.rewind;
-    this.rewind = null;
-    return r;
   }
 
   async deliver(items: readonly DeliveryItem[], after: number, signal: AbortSignal): Promise<void> {

@@ -80,3 +80,30 @@ function readProcNumber(path: string, index: number): number {
     return 0;
   }
 }
+
+/**
+ * What the two stream destinations (prog, syslog over TCP) share: the window of records a broken
+ * stream may have lost, the recnum to deliver again from after a break (taken once by the
+ * forwarder), and the forwarder's wake-up for a break noticed between deliveries. Their records
+ * may repeat after a break: not idempotent.
+ */
+export abstract class StreamSinkBase {
+  readonly idempotent = false;
+  protected rewind: number | null = null;
+  protected wake: (() => void) | null = null;
+  protected closing = false;
+  /** The most bytes the stream buffered in evio at once (tests: backpressure). */
+  readonly seen = { maxBuffered: 0 };
+
+  protected constructor(protected readonly window: UnreadWindow) {}
+
+  attach(wake: () => void): void {
+    this.wake = wake;
+  }
+
+  takeRewind(): number | null {
+    const r = this.rewind;
+    this.rewind = null;
+    return r;
+  }
+}
