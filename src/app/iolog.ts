@@ -22,7 +22,8 @@ import { flag, nonNegativeInt, required, single, type Params } from '../iolog/pa
 import { RegexBudget } from '../iolog/request-budget.js';
 import type { SearchMatch, SessionSearchResult } from '../iolog/search.js';
 import type { SeekBuildStats, SeekScreenResult } from '../iolog/seek.js';
-import { resolve } from 'node:path';
+import { lstat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { dropFromSeekIndex, seekIndexPath } from '../iolog/seek-store.js';
 import type { EventSession } from '../iolog/event-session.js';
 
@@ -199,7 +200,24 @@ async function freshIndex(engine: Engine, force: boolean, signal?: AbortSignal):
 }
 
 /** A cached record as listed: createtime (Unix ms) also as ISO 8601 in the configured zone. */
-export type ListedSession = CachedRecord & { createtime_iso: string };
+export type ListedSession = CachedRecord & {
+  createtime_iso: string;
+  /** Still being recorded (sudo or the log server writing it: its timing file keeps a write bit). */
+  live: boolean;
+  /** For a live session: seconds since it started. */
+  elapsed?: number;
+};
+
+/** Whether a listed session is still being written: its timing file keeps a write bit (asciicast files: never). */
+async function liveMark(logpath: string, createtimeMs: number): Promise<{ live: boolean; elapsed?: number }> {
+  try {
+    const st = await lstat(join(logpath, 'timing'));
+    if (st.isFile() && (st.mode & 0o222) !== 0) return { live: true, elapsed: Math.max(0, Math.round((Date.now() - createtimeMs) / 1000)) };
+  } catch {
+    // not a sudo session directory, or gone
+  }
+  return { live: false };
+}
 
 /**
  * GET /REST/iolog/list : the cached list, brought up to date first unless it is current
@@ -228,7 +246,9 @@ export async function iologListPage(engine: Engine, params: Params, signal?: Abo
   const rows: CachedRecord[] = await pool.run('listQuery', { indexFile: engine.settings.iologcache, query: { ...query, len: query.len + 1 } }, signal);
   const more = rows.length > query.len;
   if (more) rows.length = query.len;
-  const result = rows.map((r) => ({ ...r, createtime_iso: formatIsoInZone(r.createtime / 1000, tz) }));
+  // The live mark is read when answering (one stat a row): completion changes no directory's
+  // mtime, so the cached list would not see it.
+  const result = await Promise.all(rows.map(async (r) => ({ ...r, createtime_iso: formatIsoInZone(r.createtime / 1000, tz), ...(await liveMark(r.logpath, r.createtime)) })));
   return { result, more, next: more ? { start: query.start + query.len } : null };
 }
 

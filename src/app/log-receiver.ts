@@ -68,6 +68,8 @@ export interface ReceivedSession {
   writeIo(stream: 0 | 1 | 2 | 3 | 4, delay: TimeSpec, data: Uint8Array): void;
   writeWinsize(delay: TimeSpec, rows: number, cols: number): void;
   writeSuspend(delay: TimeSpec, signal: string): void;
+  /** Hands what was written to the files without syncing: readers of the live session see it. */
+  writeOut(): Promise<void>;
   /** Syncs what was written; resolves to the commit point it makes durable. */
   flush(): Promise<TimeSpec>;
   /** Completes the session (log.json's exit, timing read-only); resolves to the final commit point. */
@@ -227,6 +229,13 @@ export async function openLogReceiver(engine: Engine, opts: LogReceiverOptions =
       writeIo: masker ? (stream, delay, data) => masker.push({ kind: 'io', stream, delay, data: data as Buffer }) : (stream, delay, data) => sink.writeIo(stream, delay, data),
       writeWinsize: masker ? (delay, rows, cols) => masker.push({ kind: 'winsize', delay, rows, cols }) : (delay, rows, cols) => sink.writeWinsize(delay, rows, cols),
       writeSuspend: masker ? (delay, signal) => masker.push({ kind: 'suspend', delay, signal }) : (delay, signal) => sink.writeSuspend(delay, signal),
+      writeOut: async () => {
+        try {
+          await session.writeOut();
+        } catch (err) {
+          throw storageError('writing', err);
+        }
+      },
       flush: async () => {
         masker?.flush();
         try {

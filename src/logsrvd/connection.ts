@@ -39,6 +39,9 @@ export interface ConnectionOptions {
   onReleased?: () => void;
 }
 
+/** Received records reach the session's files (unsynced) at most this long after they arrived, ms: what a follower waits. */
+const WRITE_OUT_MS = 250;
+
 /** Messages held behind an asynchronous step before the socket is paused. */
 const QUEUE_PAUSE_BYTES = 256 * 1024;
 
@@ -76,6 +79,7 @@ export class LogConnection {
   private overRate = false;
   private queueFull = false;
   private commitTimer: NodeJS.Timeout | null = null;
+  private writeOutTimer: NodeJS.Timeout | null = null;
   private lastCommit: TimeSpec | null = null;
   private frameTimer: NodeJS.Timeout | null = null;
   private helloTimer: NodeJS.Timeout | null;
@@ -326,6 +330,7 @@ export class LogConnection {
   }
 
   private armCommit(): void {
+    this.armWriteOut();
     if (this.commitTimer || this.closed || this.peerGone) return;
     this.commitTimer = setTimeout(() => {
       this.commitTimer = null;
@@ -337,6 +342,19 @@ export class LogConnection {
   private clearCommit(): void {
     if (this.commitTimer) clearTimeout(this.commitTimer);
     this.commitTimer = null;
+    if (this.writeOutTimer) clearTimeout(this.writeOutTimer);
+    this.writeOutTimer = null;
+  }
+
+  /** A live session's records reach its files within WRITE_OUT_MS (a commit point syncs them later). */
+  private armWriteOut(): void {
+    if (this.writeOutTimer || this.closed || this.peerGone) return;
+    this.writeOutTimer = setTimeout(() => {
+      this.writeOutTimer = null;
+      const s = this.session;
+      if (s && !this.closed) s.writeOut().catch((err) => this.fail(toEvioError(err)));
+    }, WRITE_OUT_MS);
+    this.writeOutTimer.unref();
   }
 
   /** Syncs the session and acknowledges what is now durable. */

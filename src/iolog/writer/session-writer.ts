@@ -199,6 +199,22 @@ class SessionWriter implements IologSession {
     await Promise.all(files.map((f) => f.sync()));
   }
 
+  /**
+   * Hands everything written so far to the kernel without syncing it: readers of a session that
+   * is still being received (a follower, the screen at a time) see it at once. Not a commit point.
+   */
+  writeOut(): Promise<void> {
+    try {
+      this.usable();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.queue(async () => {
+      if (this.failure) throw this.failure;
+      await Promise.all(this.files().map((f) => f.drain()));
+    });
+  }
+
   flush(): Promise<TimeSpec> {
     try {
       this.usable();

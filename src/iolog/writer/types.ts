@@ -67,6 +67,8 @@ export interface IologSession {
   writeIo(stream: IoStream, delay: TimeSpec, data: Uint8Array): void;
   writeWinsize(delay: TimeSpec, rows: number, cols: number): void;
   writeSuspend(delay: TimeSpec, signal: string): void;
+  /** Hands what was written to the kernel without syncing (readers see it); not a commit point. */
+  writeOut(): Promise<void>;
   /** Makes everything written so far durable (stream files, timing: written and fsync'ed, gzip with Z_SYNC_FLUSH). Resolves to `elapsed` as of the call. Concurrent calls are serialised. */
   flush(): Promise<TimeSpec>;
   /** Ends the session: flush, append the exit to log.json as logsrvd does, then clear the write bits of `timing` (the completion marker). */
