@@ -386,6 +386,25 @@ describe('the console in chromium', () => {
     await shot('11-sessions');
   });
 
+  it('marks a session still being recorded as live in the list', async () => {
+    // A session as sudo or the log server leaves it while recording: timing keeps its write bit.
+    const live = join(home, 'iolog', 'live', '00', '00', '01');
+    mkdirSync(live, { recursive: true });
+    const started = Math.floor(Date.now() / 1000) - 125;
+    writeFileSync(join(live, 'log.json'), JSON.stringify({ timestamp: { seconds: started, nanoseconds: 0 }, submituser: 'mallory', runuser: 'root', submithost: 'web07', command: '/usr/bin/vim', runargv: ['vim', '/etc/sudoers'], columns: 80, lines: 24 }));
+    writeFileSync(join(live, 'log'), `${started}:mallory:root::/dev/pts/4:24:80\n/root\n/usr/bin/vim /etc/sudoers\n`);
+    writeFileSync(join(live, 'ttyout'), 'editing\r\n');
+    writeFileSync(join(live, 'timing'), '4 0.100000000 9\n', { mode: 0o600 });
+    await page.getByLabel('Run as user').fill('root');
+    await page.getByLabel('Command').fill('/usr/bin/vim*');
+    await submit('List sessions', '/REST/iolog/list');
+    const badges = await texts('table.grid tbody tr .badge-live');
+    expect(badges).toHaveLength(1);
+    expect(badges[0]).toMatch(/^live 2 min \d\d s$/);
+    await shot('11b-sessions-live');
+    await page.getByLabel('Command').fill('');
+  });
+
   it('Swagger UI signs "Try it out" calls with the appid and key typed once', async () => {
     const docs = await browser.newPage({ viewport: { width: 1400, height: 950 } });
     docs.on('request', (r) => {

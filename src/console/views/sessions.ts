@@ -14,6 +14,20 @@ export interface SessionRow {
   runhost: string;
   runuser: string;
   runcmd: string;
+  /** Still being recorded (its timing file keeps a write bit). */
+  live?: boolean;
+  /** Seconds since a live session started. */
+  elapsed?: number;
+}
+
+/** "1 h 02 min", "3 min 05 s", "12 s": how long a live session has been running. */
+function running(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  if (h > 0) return `${h} h ${String(m).padStart(2, '0')} min`;
+  if (m > 0) return `${m} min ${String(s).padStart(2, '0')} s`;
+  return `${s} s`;
 }
 
 const FILTERS: readonly (readonly [string, string, string])[] = [
@@ -86,7 +100,12 @@ function sessionTable(ctx: ViewContext, rows: readonly SessionRow[]): HTMLElemen
       h(
         'tr',
         {},
-        h('td', { class: 'nowrap' }, r.createtime_iso.replace('T', ' ')),
+        h(
+          'td',
+          { class: 'nowrap' },
+          r.createtime_iso.replace('T', ' '),
+          ...(r.live ? [' ', h('span', { class: 'badge badge-live', title: `still being recorded, for ${running(r.elapsed ?? 0)}` }, `live ${running(r.elapsed ?? 0)}`)] : []),
+        ),
         h('td', {}, `${r.submituser}@${r.submithost}`),
         h('td', {}, `${r.runuser}@${r.runhost}`),
         h('td', { class: 'mono' }, r.runcmd),
