@@ -72,7 +72,23 @@ function normaliseSwitches(argv: readonly string[], switches: ReadonlySet<string
 /** Parses `argv` against the command's flags; throws CLI_USAGE naming what is wrong. */
 export function parseFlags(argv: readonly string[], spec: FlagSpec): ParsedFlags {
   const switchNames = new Set([...(spec.switches ?? []), ...(spec.paramSwitches ?? []), 'help']);
-  const { args, off } = normaliseSwitches(argv, switchNames);
+  const { args: raw, off } = normaliseSwitches(argv, switchNames);
+  // `--at -5`: a negative number is the flag's value, not another flag (parseArgs would say
+  // "--at needs a value"); the command then judges the value itself.
+  const valueFlags = new Set((spec.values ?? []).map((n) => `--${n}`));
+  const args: string[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const a = raw[i]!;
+    const next = raw[i + 1];
+    if (valueFlags.has(a) && next !== undefined && /^-\d+(\.\d+)?$/.test(next)) {
+      args.push(`${a}=${next}`);
+      i++;
+    } else args.push(a);
+    if (a === '--') {
+      args.push(...raw.slice(i + 1));
+      break;
+    }
+  }
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
   const repeatable = new Set(spec.repeatable ?? []);
   for (const n of spec.values ?? []) options[n] = { type: 'string', multiple: true };

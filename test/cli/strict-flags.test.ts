@@ -38,6 +38,14 @@ describe('unknown flags, missing values and extra arguments', () => {
   });
 });
 
+describe('a negative number is a value', () => {
+  it('--at -5 reaches the command, which says what is wrong with it (not "--at needs a value")', () => {
+    const r = evio('iolog', 'play', '00/00/01', '--at', '-5');
+    expect(r.err).not.toMatch(/needs a value/);
+    expect(r.err).toMatch(/^evio: 1401 at="-5" is not a number of seconds/);
+  });
+});
+
 describe('switches and short flags', () => {
   it('--verbose, --verbose 1 and --verbose=1 are the same; -n is --limit', () => {
     const a = evio('events', 'query', `ff:${log}`, '--verbose', '-n', '3');
