@@ -16,6 +16,7 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { TextDecoder } from 'node:util';
 import { TerminalFilter } from '../replay/terminal-filter.js';
+import { envValue } from './log-info.js';
 import { checkAborted, type IologSession, type StreamName } from './session.js';
 
 function seconds(sec: number, nsec: number): string {
@@ -31,13 +32,52 @@ export interface ExportOptions {
   raw?: boolean;
 }
 
-export async function exportAsciicast(session: IologSession, out: Writable, signal?: AbortSignal, options: ExportOptions = {}): Promise<ExportStats> {
+/** Header fields asciinema defines, in its order: v2 (also v1's, which are a subset) and v3. */
+const V2_FIELDS = ['width', 'height', 'timestamp', 'duration', 'idle_time_limit', 'command', 'title', 'env', 'theme'] as const;
+const V3_FIELDS = ['term', 'timestamp', 'idle_time_limit', 'command', 'title', 'env', 'tags'] as const;
+
+/**
+ * The header of the export. An asciicast source keeps its version (v1 becomes v2, the same
+ * fields) and every header field the format defines, as it has them: nothing is dropped and
+ * nothing added (a cast without env.TERM gets none). A sudo session's header comes from its
+ * log.json: size, start, command, and env.TERM only when runenv or submitenv has TERM.
+ */
+async function exportHeader(session: IologSession): Promise<Record<string, unknown>> {
   const info = await session.info();
+  if (session.format === 'asciicast') {
+    const v = await session.variables();
+    const has = (k: string) => Object.prototype.hasOwnProperty.call(v, k);
+    if (v.version === 3) {
+      const header: Record<string, unknown> = { version: 3 };
+      for (const k of V3_FIELDS) if (has(k)) header[k] = v[k];
+      return header;
+    }
+    // v2 needs width and height; a v1 file without them gets the size the reader uses.
+    const header: Record<string, unknown> = { version: 2, width: info.cols, height: info.rows };
+    for (const k of V2_FIELDS) if (has(k)) header[k] = v[k];
+    return header;
+  }
   const header: Record<string, unknown> = { version: 2, width: info.cols, height: info.rows, timestamp: info.startSec };
   if (info.runcmd) header.command = info.runcmd;
-  const title = session.format === 'asciicast' ? (await session.variables()).title : undefined;
-  if (typeof title === 'string') header.title = title;
-  header.env = { TERM: info.term };
+  const v = await session.variables();
+  const term = envValue(v.runenv, 'TERM') || envValue(v.submitenv, 'TERM');
+  if (term) header.env = { TERM: term };
+  return header;
+}
+
+export async function exportAsciicast(session: IologSession, out: Writable, signal?: AbortSignal, options: ExportOptions = {}): Promise<ExportStats> {
+  const header = await exportHeader(session);
+  // v3 writes each event's time as the interval since the previous one (both cut to µs first,
+  // so the intervals add up to the same times a v2 export writes).
+  const v3 = header.version === 3;
+  let prevUs = 0;
+  const stamp = (sec: number, nsec: number): string => {
+    if (!v3) return seconds(sec, nsec);
+    const us = sec * 1e6 + Math.floor(nsec / 1000);
+    const d = Math.max(0, us - prevUs);
+    prevUs = Math.max(prevUs, us);
+    return seconds(Math.floor(d / 1e6), (d % 1e6) * 1000);
+  };
   const write = async (line: string) => {
     if (!out.write(line)) await once(out, 'drain');
   };
@@ -49,19 +89,18 @@ export async function exportAsciicast(session: IologSession, out: Writable, sign
   let n = 0;
   for await (const ev of session.events({ signal })) {
     if ((++n & 255) === 0) checkAborted(signal);
-    const t = seconds(ev.sec, ev.nsec);
     if (ev.kind === 'winch') {
-      await write(`[${t}, "r", "${ev.cols}x${ev.rows}"]\n`);
+      await write(`[${stamp(ev.sec, ev.nsec)}, "r", "${ev.cols}x${ev.rows}"]\n`);
       events++;
       continue;
     }
     if (ev.kind === 'marker') {
-      await write(`[${t}, "m", ${JSON.stringify(ev.label)}]\n`);
+      await write(`[${stamp(ev.sec, ev.nsec)}, "m", ${JSON.stringify(ev.label)}]\n`);
       events++;
       continue;
     }
     if (ev.kind === 'exit') {
-      await write(`[${t}, "x", ${JSON.stringify(ev.status)}]\n`);
+      await write(`[${stamp(ev.sec, ev.nsec)}, "x", ${JSON.stringify(ev.status)}]\n`);
       events++;
       continue;
     }
@@ -91,7 +130,7 @@ export async function exportAsciicast(session: IologSession, out: Writable, sign
       lastCr.set(ev.stream, raw.endsWith('\r'));
     }
     const code = input ? 'i' : 'o';
-    await write(`[${t}, "${code}", ${JSON.stringify(text)}]\n`);
+    await write(`[${stamp(ev.sec, ev.nsec)}, "${code}", ${JSON.stringify(text)}]\n`);
     events++;
   }
   return { events };
