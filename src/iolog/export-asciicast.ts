@@ -1,10 +1,12 @@
-// Export of a session as asciicast v2 (plays in asciinema's player): a header with width,
-// height, timestamp, command and env.TERM, then `[seconds, "o"|"i"|"r", data]` lines. Output
+// Export of a session as asciicast (plays in asciinema's player): v2 for a sudo session (a
+// header with width, height, timestamp, command and env.TERM when log.json has one) and for a
+// v1/v2 cast, v3 for a v3 cast (a cast keeps every header field asciinema defines, and gets no
+// other), then `[seconds, "o"|"i"|"r", data]` lines (v3: seconds since the previous event). Output
 // streams (ttyout, stdout, stderr) become "o", input streams "i", window changes "r" with
 // "COLSxROWS". Bytes are decoded as UTF-8 per stream, keeping characters split across records
 // whole. As sudoreplay does on a terminal, a bare LF in stdout/stderr (no tty, so no output
 // post-processing) is written as CR LF so the player shows lines as the user saw them.
-// An asciicast source keeps its `title` and its exit events (v3's "x", written as "x" lines:
+// An asciicast source keeps its markers and its exit events (v3's "x", written as "x" lines:
 // players of v2 ignore codes they do not know, as the format asks).
 //
 // `asciinema play` writes the "o" events to the terminal of whoever watches, so their bytes pass
