@@ -348,7 +348,7 @@ export async function iologCommands(engine: Engine, params: Params, signal?: Abo
 }
 
 /**
- * `evio iolog export --format asciicast`: a session as an asciicast v2 file, streamed to the
+ * `evio iolog export --format asciicast`: a session as an asciicast file (v2; v3 for a v3 cast), streamed to the
  * writable `open` gives — called only once the request is valid and the session open, so a bad
  * call leaves no empty output file behind. Output events pass the terminal filter (a player
  * writes them to a terminal) unless `raw=1`.

@@ -147,7 +147,7 @@ const SUBS: Record<string, Sub> = {
   export: {
     usage: 'evio iolog export --format asciicast FILE [--out F] [--raw]',
     help:
-      'Writes a session as asciicast v2 (asciinema) to F or standard output.\n' +
+      'Writes a session as asciicast (asciinema) to F or standard output: v2, or v3 for a v3 cast; a cast keeps its header fields.\n' +
       'asciinema play writes the output events to the viewer\'s terminal, so they pass the terminal filter:\n' +
       'what draws the screen is kept (text, colours, cursor, erase, scrolling, charsets, screen modes), what the\n' +
       'recorded user could aim at the viewer\'s terminal is dropped (clipboard OSC 52, titles, hyperlinks, every\n' +

@@ -48,6 +48,8 @@ export function parseCastEventLine(line: string): CastEvent | null {
   return { ns, code: v[1], data: v[2] };
 }
 
+const offsetOf = (ns: number): { sec: number; nsec: number } => ({ sec: Math.floor(ns / 1e9), nsec: ns % 1e9 });
+
 function headerVersion(v: Variables): CastVersion | null {
   if (v.version === 2 && typeof v.width === 'number' && typeof v.height === 'number') return 2;
   if (v.version === 3 && v.term && typeof v.term === 'object') return 3;
@@ -134,10 +136,12 @@ export class AsciicastSession implements IologSession {
     const variables: Variables = {};
     let bytes = 0;
     let records = 0;
+    let ns = 0;
     for await (const batch of readV1(this.path, { members: true, signal, onGzipError: this.onGzipError })) {
       for (const item of batch) {
         if (item.kind === 'frame') {
           records++;
+          ns += item.delayNs;
           bytes += Buffer.byteLength(item.data, 'utf8');
         } else if (item.kind === 'member') {
           // As JSON.parse: the last of repeated keys wins, "__proto__" is an own property.
@@ -148,7 +152,7 @@ export class AsciicastSession implements IologSession {
       }
     }
     if (variables.version !== 1) throw new NotAsciicastV1('it has no "version": 1');
-    return { version: 1, variables, scan: { bytes, records } };
+    return { version: 1, variables, scan: { bytes, records, ...offsetOf(ns) } };
   }
 
   private badFrame(item: Extract<V1Item, { kind: 'bad-frame' }>): void {
@@ -244,11 +248,14 @@ export class AsciicastSession implements IologSession {
     if (header.scan) return header.scan;
     let bytes = 0;
     let records = 0;
+    let ns = 0;
     for await (const ev of this.castEvents(signal)) {
       records++;
+      // The length is the time of the last event of any code (o, i, r, m, x, or one unknown).
+      ns = ev.ns;
       if (ev.code === 'o' || ev.code === 'i') bytes += Buffer.byteLength(ev.data, 'utf8');
     }
-    return { bytes, records };
+    return { bytes, records, ...offsetOf(ns) };
   }
 
   async *events(opts: EventOptions = {}): AsyncGenerator<SessionEvent> {
@@ -261,8 +268,7 @@ export class AsciicastSession implements IologSession {
     for await (const ev of this.castEvents(opts.signal)) {
       if (records++ >= maxRecords) return;
       if (pos > to) return;
-      const sec = Math.floor(ev.ns / 1e9);
-      const nsec = ev.ns % 1e9;
+      const { sec, nsec } = offsetOf(ev.ns);
       switch (ev.code) {
         case 'o':
         case 'i': {

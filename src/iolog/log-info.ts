@@ -122,7 +122,8 @@ function posInt(v: unknown, dflt: number): number {
 }
 
 /** The `K=V` value of `key` in an environment array. */
-function envValue(env: unknown, key: string): string {
+/** The value of KEY in a sudo environment list (`["KEY=value", ...]`), '' when absent. */
+export function envValue(env: unknown, key: string): string {
   if (!Array.isArray(env)) return '';
   const prefix = `${key}=`;
   for (const e of env) if (typeof e === 'string' && e.startsWith(prefix)) return e.slice(prefix.length);

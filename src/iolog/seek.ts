@@ -29,7 +29,7 @@ import {
   type SeekDb,
   type SeekSessionRow,
 } from './seek-store.js';
-import { startPoint, type IologSession, type ResumePoint, type SessionEvent } from './session.js';
+import { scanEndMs, startPoint, type IologSession, type ResumePoint, type SessionEvent } from './session.js';
 import type { StreamName } from './timing.js';
 
 const OUTPUT: ReadonlySet<StreamName> = new Set<StreamName>(['ttyout', 'stdout', 'stderr']);
@@ -196,13 +196,14 @@ async function position(session: IologSession, db: SeekDb | null, info: { cols: 
   return { screen, offset: -1, kf: null };
 }
 
-/** A session's total bytes and length without a seek index (sessions that cannot resume). */
+/**
+ * A session's total bytes and length without a seek index (sessions that cannot resume): one
+ * scan, whose length is the time of the last record of any kind — the same as the seek index
+ * row's endMs for a sudo session (both add up every record's delay).
+ */
 async function totals(session: IologSession, signal?: AbortSignal): Promise<{ bytes: number; endMs: number }> {
-  let endMs = 0;
-  let bytes = 0;
-  for await (const ev of session.events({ streams: NO_STREAMS, ...(signal ? { signal } : {}) })) endMs = msOf(ev);
-  bytes = (await session.scan(signal)).bytes;
-  return { bytes, endMs };
+  const scan = await session.scan(signal);
+  return { bytes: scan.bytes, endMs: scanEndMs(scan) };
 }
 
 /** GET /REST/iolog/screen, `evio iolog screen`: the screen at a time, through the seek index. */
@@ -292,7 +293,10 @@ export async function seekChunk(roots: readonly string[], seekFile: string, r: S
 export async function buildSeekIndex(roots: readonly string[], seekFile: string, file: string, signal?: AbortSignal): Promise<SeekBuildStats & { file: string; bytes: number; duration: number }> {
   const session = await openSession([...roots], file);
   const stats: SeekBuildStats = { action: 'fresh', keyframes: 0 };
-  if (!session.resumable) return { ...stats, file: session.path, bytes: (await session.scan(signal)).bytes, duration: 0 };
+  if (!session.resumable) {
+    const whole = await totals(session, signal);
+    return { ...stats, file: session.path, bytes: whole.bytes, duration: whole.endMs / 1000 };
+  }
   const row = await ensureSeekIndex(seekDb(seekFile), session, signal, stats);
   return { ...stats, file: session.path, bytes: row.bytes, duration: row.endMs / 1000 };
 }

@@ -28,6 +28,17 @@ export interface ScanResult {
   bytes: number;
   /** Records read (pass as maxRecords so a live session reads the same records twice). */
   records: number;
+  /**
+   * The session's length: the offset from the start of its last record of any kind (data,
+   * window change, marker, exit), 0 when it has none. Every duration evio reports is this.
+   */
+  sec: number;
+  nsec: number;
+}
+
+/** A scan's length in milliseconds (the cut the screen uses). */
+export function scanEndMs(scan: Pick<ScanResult, 'sec' | 'nsec'>): number {
+  return scan.sec * 1000 + scan.nsec / 1e6;
 }
 
 /**
@@ -95,7 +106,7 @@ export interface IologSession {
   info(): Promise<SessionInfo>;
   /** sudo: the timing file has no write bits left. asciicast: always true. */
   complete(): Promise<boolean>;
-  /** A pass over the timing only: total data bytes. */
+  /** A pass over the timing only: total data bytes, records and the time of the last one. */
   scan(signal?: AbortSignal): Promise<ScanResult>;
   events(opts?: EventOptions): AsyncGenerator<SessionEvent>;
   /** Problems met while reading (bad timing line, short stream file), each starting with its code. */

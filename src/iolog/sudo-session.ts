@@ -106,11 +106,20 @@ export class SudoSession implements IologSession {
   async scan(signal?: AbortSignal): Promise<ScanResult> {
     let bytes = 0;
     let records = 0;
+    let sec = 0;
+    let nsec = 0;
     for await (const rec of this.records(signal)) {
       records++;
       if (rec.type === 'io') bytes += rec.nbytes;
+      // As events() adds the delays.
+      sec += rec.sec;
+      nsec += rec.nsec;
+      if (nsec >= 1_000_000_000) {
+        sec += Math.floor(nsec / 1_000_000_000);
+        nsec %= 1_000_000_000;
+      }
     }
-    return { bytes, records };
+    return { bytes, records, sec, nsec };
   }
 
   async *events(opts: EventOptions = {}): AsyncGenerator<SessionEvent> {

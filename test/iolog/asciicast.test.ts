@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AsciicastSession } from '../../src/iolog/asciicast-session.js';
 import { buildChunk } from '../../src/iolog/chunk.js';
-import { blobBytes, removeDir, SAMPLES, tempDir } from './helpers.js';
+import { iologScreen, iologSeekIndex } from '../../src/app/iolog.js';
+import { playStart } from '../../src/app/iolog-play.js';
+import { blobBytes, makeEngine, removeDir, SAMPLES, tempDir } from './helpers.js';
 
 let dir: string;
 beforeAll(() => {
@@ -68,5 +70,46 @@ describe('asciicast', () => {
     const g = join(dir, 'nohdr.cast');
     writeFileSync(g, '[0.1, "o", "x"]\n');
     await expect(new AsciicastSession(g).variables()).rejects.toMatchObject({ code: 1415 });
+  });
+});
+
+describe('asciicast duration: the time of the last event of any kind', () => {
+  // asciinema's own casts often end in output long after their last resize or marker (the
+  // player's simple.cast lasts 12 s; evio once said 0): every reported duration must count the
+  // output, input, resize, marker and exit events alike, whatever the version.
+  const casts: Array<[string, string, number]> = [
+    // v2, absolute times: a resize at 0.5 s, output up to 12.0 s.
+    ['v2-output-last.cast', ['{"version": 2, "width": 80, "height": 24}', '[0.5, "r", "100x30"]', '[1.0, "o", "a"]', '[12.0, "o", "end"]', ''].join('\n'), 12],
+    // v2 with only output events (no resize nor marker at all).
+    ['v2-output-only.cast', ['{"version": 2, "width": 80, "height": 24}', '[0.25, "o", "a"]', '[3.75, "o", "b"]', ''].join('\n'), 3.75],
+    // v3, intervals: a marker at 2.9 s, then output; the intervals sum to 13.4 s.
+    ['v3-marker.cast', ['{"version": 3, "term": {"cols": 80, "rows": 24}}', '[0.4, "o", "x"]', '[2.5, "m", "mark"]', '[10.5, "o", "y"]', ''].join('\n'), 13.4],
+    // v3 whose last event is input, and one whose last is the exit.
+    ['v3-input-last.cast', ['{"version": 3, "term": {"cols": 80, "rows": 24}}', '[1.0, "r", "90x20"]', '[0.5, "o", "$ "]', '[2.25, "i", "q"]', ''].join('\n'), 3.75],
+    ['v3-exit-last.cast', ['{"version": 3, "term": {"cols": 80, "rows": 24}}', '[0.5, "o", "bye"]', '[1.5, "x", "0"]', ''].join('\n'), 2],
+    // v1: stdout frames only (delays 0.5 + 1.25).
+    ['v1.cast', JSON.stringify({ version: 1, width: 80, height: 24, stdout: [[0.5, 'hi'], [1.25, ' there']] }), 1.75],
+  ];
+  let root: string;
+  beforeAll(() => {
+    root = tempDir('evio-cast-duration-');
+    for (const [name, text] of casts) writeFileSync(join(root, name), text);
+  });
+  afterAll(() => removeDir(root));
+
+  it('the scan, the screen at the end (screen without at, the player), play and the seek-index call all give it', async () => {
+    const engine = makeEngine([root], { workers: 1 });
+    try {
+      for (const [name, , seconds] of casts) {
+        const scan = await new AsciicastSession(join(root, name)).scan();
+        expect([name, scan.sec + scan.nsec / 1e9]).toEqual([name, seconds]);
+        const screen = await iologScreen(engine, { file: name });
+        expect([name, screen.duration, screen.at]).toEqual([name, seconds, seconds]);
+        expect([name, (await playStart(engine, name, undefined)).duration]).toEqual([name, seconds]);
+        expect([name, (await iologSeekIndex(engine, { file: name })).duration]).toEqual([name, seconds]);
+      }
+    } finally {
+      await engine.close();
+    }
   });
 });

@@ -108,6 +108,61 @@ describe('export asciicast', () => {
     }
   });
 
+  it('keeps every header field asciinema defines and adds none (v2, v3, v1; a sudo session without TERM)', async () => {
+    const root = tempDir('evio-export-header-');
+    const own = makeEngine([root], { workers: 1 });
+    const theme = { fg: '#d0d0d0', bg: '#212121', palette: '#000000:#aa0000:#00aa00:#aa5500:#0000aa:#aa00aa:#00aaaa:#aaaaaa' };
+    const v2 = { version: 2, width: 100, height: 30, timestamp: 1700000000, duration: 12.5, idle_time_limit: 2.5, command: 'bash -l', title: 'Demo', env: { SHELL: '/bin/bash' }, theme };
+    const v3 = {
+      version: 3,
+      term: { cols: 100, rows: 30, type: 'xterm-256color', version: 'VTE(7600)', theme },
+      timestamp: 1700000000,
+      idle_time_limit: 1.5,
+      command: 'zsh',
+      title: 'Three',
+      env: { SHELL: '/bin/zsh' },
+      tags: ['demo', 'fidelity'],
+    };
+    const v1 = { version: 1, width: 90, height: 20, duration: 1.75, command: '/bin/sh', title: 'One', env: { SHELL: '/bin/sh' } };
+    writeFileSync(join(root, 'v2.cast'), [JSON.stringify(v2), '[0.5, "r", "90x25"]', '[12.5, "o", "end"]', ''].join('\n'));
+    writeFileSync(join(root, 'v3.cast'), [JSON.stringify(v3), '[0.4, "o", "x"]', '[2.5, "m", "mark"]', '[0.000001, "i", "q"]', '[10.5, "o", "y"]', '[0.25, "x", "0"]', ''].join('\n'));
+    writeFileSync(join(root, 'v1.cast'), JSON.stringify({ ...v1, stdout: [[0.5, 'hi'], [1.25, ' there']] }));
+    const dir = join(root, 'sudo');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'ttyout'), 'hi\r\n');
+    writeFileSync(join(dir, 'timing'), '4 0.500000 4\n');
+    writeFileSync(join(dir, 'log.json'), JSON.stringify({ timestamp: { seconds: 1767225600, nanoseconds: 0 }, runuser: 'root', command: '/bin/sh', columns: 80, lines: 24 }));
+    chmodSync(join(dir, 'timing'), 0o400);
+    const exported = async (file: string) => {
+      const out = join(root, `${file.replace('/', '-')}.out.cast`);
+      expect(await iologCommand.run(['export', '--format', 'asciicast', join(root, file), '--out', out], fakeIo(own))).toBe(0);
+      return { out, header: JSON.parse(readFileSync(out, 'utf8').split('\n')[0]!) as Record<string, unknown> };
+    };
+    const timeline = async (file: string) => {
+      const rows = [];
+      for await (const ev of new AsciicastSession(file).events()) rows.push([ev.kind, ev.sec, ev.nsec]);
+      return rows;
+    };
+    try {
+      for (const [name, src] of [['v2.cast', v2], ['v3.cast', v3]] as const) {
+        const { out, header } = await exported(name);
+        expect(header).toEqual(src);
+        expect(await new AsciicastSession(out).variables()).toEqual(src);
+        // The events keep their times (a v3 export writes intervals again).
+        expect(await timeline(out)).toEqual(await timeline(join(root, name)));
+      }
+      // v1 becomes v2 with the same fields (no timestamp invented).
+      const one = await exported('v1.cast');
+      expect(one.header).toEqual({ ...v1, version: 2 });
+      expect(await timeline(one.out)).toEqual(await timeline(join(root, 'v1.cast')));
+      // A sudo session whose log.json has no TERM: no env.
+      expect((await exported('sudo')).header).toEqual({ version: 2, width: 80, height: 24, timestamp: 1767225600, command: '/bin/sh' });
+    } finally {
+      await own.close();
+      removeDir(root);
+    }
+  });
+
   it('refuses an unknown format', async () => {
     await expect(iologCommand.run(['export', '--format', 'mp4', 'sudo-io/00/00/01'], fakeIo(engine))).rejects.toMatchObject({ code: 1417 });
   });
