@@ -9,6 +9,7 @@ import { generateSessions } from '../../src/iolog/generate-sessions.js';
 import { writeLongSession } from '../../src/iolog/generate-shell-session.js';
 import { sessionScreen } from '../../src/iolog/screen.js';
 import { buildSeekIndex, seekChunk, seekScreen } from '../../src/iolog/seek.js';
+import { SNAPSHOT_VERSION } from '../../src/replay/screen-snapshot.js';
 import { dropFromSeekIndex, openSeekDb, readSeekSession, writeSeekSession } from '../../src/iolog/seek-store.js';
 import { copySamples, removeDir, tempDir } from './helpers.js';
 
@@ -154,11 +155,16 @@ describe('seek index', () => {
   it('rebuilds an index whose keyframes have an older snapshot format', async () => {
     const db = openSeekDb(seekFile);
     const row = readSeekSession(db, long)!;
-    expect(row.sig).toMatch(/:s2$/);
-    // As the previous format wrote it: no snapshot version in the signature.
-    writeSeekSession(db, long, { ...row, sig: row.sig.replace(/:s2$/, '') });
-    expect((await buildSeekIndex([root], seekFile, 'long')).action).toBe('built');
-    expect((await buildSeekIndex([root], seekFile, 'long')).action).toBe('fresh');
+    const current = new RegExp(`:s${SNAPSHOT_VERSION}$`);
+    expect(SNAPSHOT_VERSION).toBe(3);
+    expect(row.sig).toMatch(current);
+    // As an older format wrote it: no snapshot version in the signature, then version 2 (LNM
+    // forced per record, no DECSCA protection).
+    for (const older of ['', ':s2']) {
+      writeSeekSession(db, long, { ...readSeekSession(db, long)!, sig: row.sig.replace(current, older) });
+      expect((await buildSeekIndex([root], seekFile, 'long')).action).toBe('built');
+      expect((await buildSeekIndex([root], seekFile, 'long')).action).toBe('fresh');
+    }
   });
 
   it('cells carry colours and flags (defaults left out)', async () => {
