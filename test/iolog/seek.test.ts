@@ -167,6 +167,24 @@ describe('seek index', () => {
     }
   });
 
+  it('an asciicast whose program set LNM (CSI 20 h) keeps it at later records: seek and straight replay as xterm.js', async () => {
+    const dir = join(root, 'lnm');
+    mkdirSync(dir, { recursive: true });
+    const cast = [
+      JSON.stringify({ version: 2, width: 20, height: 5 }),
+      JSON.stringify([0.1, 'o', 'a\x1b[20h']),
+      JSON.stringify([0.2, 'o', '\nb']),
+      JSON.stringify([0.3, 'o', '\nc\x1b[1"qP\x1b[0"qd\x1b[1G\x1b[?2K']),
+    ].join('\n');
+    writeFileSync(join(dir, 'lnm.cast'), cast + '\n');
+    for (const [atMs, want] of [[250, ['a', 'b']], [Infinity, ['a', 'b', ' P']]] as const) {
+      const s = await seekScreen([root], seekFile, { file: 'lnm/lnm.cast', atMs });
+      expect(trimBottom(s.lines)).toEqual(want);
+      const straight = await sessionScreen([root], { file: 'lnm/lnm.cast', atMs });
+      expect(trimBottom(straight.lines)).toEqual(want);
+    }
+  });
+
   it('cells carry colours and flags (defaults left out)', async () => {
     const dir = join(root, 'colours');
     mkdirSync(dir, { recursive: true });
