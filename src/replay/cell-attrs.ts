@@ -3,7 +3,10 @@
 //   bits 0-23  colour: a palette index (0-255) or 0xRRGGBB
 //   bits 24-25 colour mode: 0 default, 1 the 16 ANSI colours, 2 the 256-colour palette, 3 RGB
 //   bits 26-31 flags: fg word: inverse, bold, underline, blink, invisible, strikethrough;
-//              bg word: italic, dim, (bit 30) overline.
+//              bg word: italic, dim, (bit 29) protected (DECSCA), (bit 30) overline.
+// Protection is xterm.js's BgFlags.PROTECTED: set by CSI 1 " q, cleared by CSI 0/2 " q and by
+// SGR 0 (which resets the whole bg word there too); selective erases (DECSED, DECSEL) skip the
+// cells that carry it. It costs no storage of its own: a bit of the bg word.
 // 0 / 0 is the default: no colour, no flag.
 import type { Params } from './params.js';
 
@@ -22,6 +25,7 @@ export const FG_INVISIBLE = 0x40000000;
 export const FG_STRIKETHROUGH = 0x80000000;
 export const BG_ITALIC = 0x4000000;
 export const BG_DIM = 0x8000000;
+export const BG_PROTECTED = 0x20000000;
 export const BG_OVERLINE = 0x40000000;
 
 /** The attributes an erase fills with (back colour erase, as xterm): the background colour only. */
@@ -35,6 +39,12 @@ export class Pen {
   reset(): void {
     this.fg = 0;
     this.bg = 0;
+  }
+
+  /** DECSCA (CSI Ps " q): 1 protects the characters written from now on, 0 and 2 do not (xterm.js's selectProtected). */
+  selectProtected(ps: number): void {
+    if (ps === 1) this.bg |= BG_PROTECTED;
+    else if (ps === 0 || ps === 2) this.bg &= ~BG_PROTECTED;
   }
 
   /** Applies CSI … m, following xterm.js's charAttributes (what it stores in its buffer). */

@@ -42,7 +42,7 @@ export interface ProcessedLine {
 export interface ProcessedTextOptions {
   cols?: number;
   rows?: number;
-  /** The stream did not go to a tty: LF also returns to column 0 (LNM on). */
+  /** The stream did not go to a tty: LF also returns to column 0 (Screen.lineFeedIsNewline). */
   lineFeedIsNewline?: boolean;
 }
 
@@ -121,7 +121,8 @@ export class ProcessedText {
       line.shown = snapshot(line, this.screen.cols, line.shown);
       if (line.shown) line.shown.time = line.time;
     });
-    if (opts.lineFeedIsNewline) this.screen.write(new Uint8Array([0x1b, 0x5b, 0x32, 0x30, 0x68])); // CSI 20 h
+    // Not LNM: a program's CSI 20 l cannot undo it (the pipe's LF reached a terminal as CR LF).
+    this.screen.lineFeedIsNewline = opts.lineFeedIsNewline ?? false;
   }
 
   /**

@@ -8,6 +8,8 @@
 // Attributes (SGR) live apart, in `attrs`: two words per cell (fg, bg; see cell-attrs.ts), null
 // while every cell of the row has the default attributes, so text-only sessions pay nothing.
 
+import { BG_PROTECTED } from './cell-attrs.js';
+
 export const CODE_MASK = 0x1fffff;
 export const COMBINED_FLAG = 0x200000;
 export const HAS_CONTENT_MASK = 0x3fffff;
@@ -178,6 +180,31 @@ export class ScreenLine {
     if (start >= end) return;
     this.cells.fill(EMPTY_CELL, start, end);
     if (this.attrs !== null || (fg | bg) !== 0) this.fillAttrs(start, end, fg, bg);
+  }
+
+  /** Does a cell of the row carry DECSCA protection? (Only a row with attributes can.) */
+  hasProtected(): boolean {
+    const a = this.attrs;
+    if (a === null) return false;
+    for (let i = 1, e = 2 * this.length; i < e; i += 2) if (a[i]! & BG_PROTECTED) return true;
+    return false;
+  }
+
+  /**
+   * Selective erase (DECSED, DECSEL): replaceCells leaving protected cells as they are, the
+   * order of xterm.js's BufferLine.replaceCells with respectProtect (MIT): a wide character cut at
+   * either edge is cleared unless the cell looked at is protected.
+   */
+  replaceUnprotected(start: number, end: number, fg = 0, bg = 0): void {
+    const a = this.attrs;
+    if (a === null) {
+      this.replaceCells(start, end, fg, bg);
+      return;
+    }
+    const prot = (i: number): boolean => (a[2 * i + 1]! & BG_PROTECTED) !== 0;
+    if (start && this.getWidth(start - 1) === 2 && !prot(start - 1)) this.clearCell(start - 1, fg, bg);
+    if (end < this.length && this.getWidth(end - 1) === 2 && !prot(end)) this.clearCell(end, fg, bg);
+    for (end = Math.min(end, this.length); start < end; start++) if (!prot(start)) this.clearCell(start, fg, bg);
   }
 
   fill(cell: number = EMPTY_CELL, fg = 0, bg = 0): void {

@@ -7,7 +7,7 @@
 // scrollback, custom tab stops, and the foreground and flags of empty cells (an empty cell is
 // painted with ECH, which gives it the background colour only).
 import {
-  BG_DIM, BG_ITALIC, BG_OVERLINE, CM_MASK, CM_P16, CM_P256, CM_RGB, COLOR_MASK, FG_BLINK, FG_BOLD, FG_INVERSE,
+  BG_DIM, BG_ITALIC, BG_OVERLINE, BG_PROTECTED, CM_MASK, CM_P16, CM_P256, CM_RGB, COLOR_MASK, FG_BLINK, FG_BOLD, FG_INVERSE,
   FG_INVISIBLE, FG_STRIKETHROUGH, FG_UNDERLINE,
 } from './cell-attrs.js';
 import { DEC_SPECIAL_GRAPHICS, UK, type Charset } from './charsets.js';
@@ -48,7 +48,8 @@ export function sgrFor(fg: number, bg: number): string {
   if (fg & FG_STRIKETHROUGH) p += ';9';
   if (bg & BG_OVERLINE) p += ';53';
   p += colorParams(fg, 30) + colorParams(bg, 40);
-  return p === '0' ? `${ESC}[m` : `${ESC}[${p}m`;
+  // SGR 0 also ends DECSCA protection: it is set again after the SGR.
+  return (p === '0' ? `${ESC}[m` : `${ESC}[${p}m`) + (bg & BG_PROTECTED ? `${ESC}[1"q` : '');
 }
 
 /** The attributes the terminal writes with while painting (to emit SGR only on a change). */
@@ -136,7 +137,8 @@ export function repaintScreen(screen: Screen): string {
   const m = screen.modes;
   if (b.scrollTop !== 0 || b.scrollBottom !== rows - 1) out += `${ESC}[${b.scrollTop + 1};${b.scrollBottom + 1}r`;
   if (m.insert) out += `${ESC}[4h`;
-  if (m.convertEol) out += `${ESC}[20h`;
+  // LNM also for a pipe stream's newline: the bytes a player writes next are drawn as the model draws them.
+  if (m.convertEol || screen.lineFeedIsNewline) out += `${ESC}[20h`;
   if (m.reverseWraparound) out += `${ESC}[?45h`;
   if (m.cursorHidden) out += `${ESC}[?25l`;
   const cs = screen.charsetState;

@@ -11,7 +11,8 @@
 //   (fg, bg per cell). Everything stays 4-byte aligned, so a restore makes each line's cells a
 //   view into one copy of the inflated bytes instead of a copy per line.
 //
-// Version 2 added the attributes; a keyframe of another version raises SnapshotError, and the
+// Version 2 added the attributes, version 3 the pipe stream's newline (Screen.lineFeedIsNewline,
+// until then forced into LNM) and DECSCA protection (a bit of the bg word); a keyframe of another version raises SnapshotError, and the
 // seek index (src/iolog/seek.ts) then rebuilds its keyframes.
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { DEC_SPECIAL_GRAPHICS, UK, type Charset } from './charsets.js';
@@ -49,7 +50,7 @@ interface BufferHeader {
   combined: Array<[number, number, string]>;
 }
 
-export const SNAPSHOT_VERSION = 2;
+export const SNAPSHOT_VERSION = 3;
 
 interface Header {
   v: typeof SNAPSHOT_VERSION;
@@ -63,6 +64,7 @@ interface Header {
   charset: number;
   joinState: number;
   time: number;
+  lineFeedIsNewline: boolean;
   fg: number;
   bg: number;
   normal: BufferHeader;
@@ -118,7 +120,7 @@ export function snapshotScreen(screen: Screen): Uint8Array {
   const header: Header = {
     v: SNAPSHOT_VERSION, cols: s.cols, rows: s.rows, scrollback: s.scrollback, alternate: s.alternate, modes: s.modes,
     charsets: s.charsets.map(charsetId), glevel: s.glevel, charset: charsetId(s.charset),
-    joinState: s.joinState, time: s.time, fg: s.fg >>> 0, bg: s.bg >>> 0, normal: bufferHeader(s.normal), alt: bufferHeader(s.alt),
+    joinState: s.joinState, time: s.time, lineFeedIsNewline: s.lineFeedIsNewline, fg: s.fg >>> 0, bg: s.bg >>> 0, normal: bufferHeader(s.normal), alt: bufferHeader(s.alt),
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const body = align8(4 + json.length);
@@ -197,6 +199,6 @@ export function restoreScreen(bytes: Uint8Array): Screen {
   return Screen.fromState({
     cols: header.cols, rows: header.rows, scrollback: header.scrollback, alternate: header.alternate, modes: header.modes,
     charsets: header.charsets.map(charsetOf), glevel: header.glevel, charset: charsetOf(header.charset),
-    joinState: header.joinState, time: header.time, fg: header.fg, bg: header.bg, normal, alt,
+    joinState: header.joinState, time: header.time, lineFeedIsNewline: header.lineFeedIsNewline, fg: header.fg, bg: header.bg, normal, alt,
   });
 }

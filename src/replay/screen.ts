@@ -48,7 +48,9 @@ export interface ScreenState {
   charset: Charset;
   joinState: number;
   time: number;
-  /** Current SGR attributes (cell-attrs.ts). */
+  /** Screen.lineFeedIsNewline (not a terminal mode: the stream went to a pipe). */
+  lineFeedIsNewline: boolean;
+  /** Current SGR attributes (cell-attrs.ts) and DECSCA protection (BG_PROTECTED). */
   fg: number;
   bg: number;
   normal: ScreenBuffer;
@@ -84,6 +86,13 @@ export class Screen implements ParserHandler {
   private reverseWraparound = false;
   /** DECTCEM (CSI ? 25 l hides the cursor). */
   cursorHidden = false;
+  /**
+   * The bytes went to a pipe or file, not to a terminal (sudo's stdout/stderr without a tty): a
+   * LF also returns to column 0, as sudoreplay's terminal (ONLCR) shows them. Set by the caller
+   * per record; not a terminal mode, so it is kept apart from LNM (CSI 20 h), which a program
+   * sets and which lasts until it resets it, whatever record boundaries fall between.
+   */
+  lineFeedIsNewline = false;
 
   // Charsets G0-G3 and the one in use.
   private charsets: Charset[] = [null, null, null, null];
@@ -193,6 +202,7 @@ export class Screen implements ParserHandler {
       ...this.charsetState,
       joinState: this.joinState,
       time: this.time,
+      lineFeedIsNewline: this.lineFeedIsNewline,
       fg: this.pen.fg,
       bg: this.pen.bg,
       normal: this.normal,
@@ -219,6 +229,7 @@ export class Screen implements ParserHandler {
     screen.charset = s.charset;
     screen.joinState = s.joinState;
     screen.time = s.time;
+    screen.lineFeedIsNewline = s.lineFeedIsNewline;
     screen.pen.fg = s.fg;
     screen.pen.bg = s.bg;
     return screen;
@@ -530,12 +541,19 @@ export class Screen implements ParserHandler {
         if (b.x < this.cols) for (let k = Math.min(n, this.cols); k > 0; k--) b.x = b.nextStop();
         break;
       case 0x4a: // J ED
-      case 0x3f4a: // ? J DECSED
-        this.eraseInDisplay(p0);
+        this.eraseInDisplay(p0, false);
+        break;
+      case 0x3f4a: // ? J DECSED: protected (DECSCA) characters stay
+        this.eraseInDisplay(p0, true);
         break;
       case 0x4b: // K EL
-      case 0x3f4b: // ? K DECSEL
-        this.eraseInLine(p0);
+        this.eraseInLine(p0, false);
+        break;
+      case 0x3f4b: // ? K DECSEL: protected (DECSCA) characters stay
+        this.eraseInLine(p0, true);
+        break;
+      case 0x2271: // " q DECSCA
+        this.pen.selectProtected(p0);
         break;
       case 0x4c: // L IL
         this.insertLines(n);
@@ -717,7 +735,7 @@ export class Screen implements ParserHandler {
 
   private lineFeed(): void {
     const b = this.buffer;
-    if (this.convertEol) b.x = 0;
+    if (this.convertEol || this.lineFeedIsNewline) b.x = 0;
     b.y++;
     if (b.y === b.scrollBottom + 1) {
       b.y--;
@@ -844,27 +862,27 @@ export class Screen implements ParserHandler {
 
   // ---- erase
 
-  private eraseInDisplay(mode: number): void {
+  private eraseInDisplay(mode: number, selective: boolean): void {
     this.restrictCursor(this.cols);
     const b = this.buffer;
     let j: number;
     switch (mode) {
       case 0:
         j = b.y;
-        this.eraseRow(j++, b.x, this.cols, b.x === 0, b.x === 0);
-        for (; j < this.rows; j++) this.resetRow(j);
+        this.eraseRow(j++, b.x, this.cols, b.x === 0, b.x === 0, selective);
+        for (; j < this.rows; j++) this.resetRow(j, selective);
         break;
       case 1:
         j = b.y;
-        this.eraseRow(j, 0, b.x + 1, true, b.x + 1 >= this.cols);
+        this.eraseRow(j, 0, b.x + 1, true, b.x + 1 >= this.cols, selective);
         if (b.x + 1 >= this.cols) {
           const next = b.lines.get(b.ybase + j + 1);
           if (next) next.isWrapped = false;
         }
-        while (j--) this.resetRow(j);
+        while (j--) this.resetRow(j, selective);
         break;
       case 2:
-        for (j = 0; j < this.rows; j++) this.resetRow(j);
+        for (j = 0; j < this.rows; j++) this.resetRow(j, selective);
         break;
       case 3: {
         const extra = b.lines.length - this.rows;
@@ -878,17 +896,27 @@ export class Screen implements ParserHandler {
     }
   }
 
-  private eraseInLine(mode: number): void {
+  private eraseInLine(mode: number, selective: boolean): void {
     this.restrictCursor(this.cols);
     const b = this.buffer;
-    if (mode === 0) this.eraseRow(b.y, b.x, this.cols, b.x === 0, false);
-    else if (mode === 1) this.eraseRow(b.y, 0, b.x + 1, false, false);
-    else if (mode === 2) this.eraseRow(b.y, 0, this.cols, true, false);
+    if (mode === 0) this.eraseRow(b.y, b.x, this.cols, b.x === 0, false, selective);
+    else if (mode === 1) this.eraseRow(b.y, 0, b.x + 1, false, false, selective);
+    else if (mode === 2) this.eraseRow(b.y, 0, this.cols, true, false, selective);
   }
 
-  /** Erases [start, end) of row y; `whole` (ED clearing the full row) reports its text first. */
-  private eraseRow(y: number, start: number, end: number, clearWrap: boolean, whole: boolean): void {
+  /**
+   * Erases [start, end) of row y; `whole` (ED clearing the full row) reports its text first.
+   * `selective` (DECSED, DECSEL): a row holding protected cells keeps them, and its text stays
+   * (a change, not a row gone); a row without any is erased as by ED/EL.
+   */
+  private eraseRow(y: number, start: number, end: number, clearWrap: boolean, whole: boolean, selective = false): void {
     const line = this.buffer.row(y);
+    if (selective && line.hasProtected()) {
+      this.touch(line);
+      line.replaceUnprotected(start, end, 0, this.eraseBg);
+      if (clearWrap) line.isWrapped = false;
+      return;
+    }
     if (whole && line.time >= 0) {
       this.gone(line);
       line.time = -1;
@@ -898,10 +926,16 @@ export class Screen implements ParserHandler {
     if (clearWrap) line.isWrapped = false;
   }
 
-  /** Empties row y completely; its text is reported first (the screen was cleared). */
-  private resetRow(y: number): void {
+  /** Empties row y completely; its text is reported first (the screen was cleared). `selective`: see eraseRow. */
+  private resetRow(y: number, selective = false): void {
     const line = this.buffer.lines.get(this.buffer.ybase + y);
     if (!line) return;
+    if (selective && line.hasProtected()) {
+      this.touch(line);
+      line.replaceUnprotected(0, line.length, 0, this.eraseBg);
+      line.isWrapped = false;
+      return;
+    }
     if (line.time >= 0) this.gone(line);
     line.fill(EMPTY_CELL, 0, this.eraseBg);
     line.isWrapped = false;

@@ -105,22 +105,17 @@ export interface ScreenAtOptions {
 }
 
 const TTY_STREAMS: ReadonlySet<string> = new Set(['ttyout']);
-// LNM (CSI 20 h/l): a bare LF of a pipe stream starts a new line at column 0, as sudoreplay shows it.
-const LNM_ON = new Uint8Array([0x1b, 0x5b, 0x32, 0x30, 0x68]);
-const LNM_OFF = new Uint8Array([0x1b, 0x5b, 0x32, 0x30, 0x6c]);
 
 /**
  * Applies one output record to a session's screen: ttyout as the tty drew it; with `ttyOnly`
- * nothing else; otherwise a pipe stream (stdout, stderr) with a bare LF as a new line. The
- * screen's own LNM mode says which kind wrote last, so a screen restored from a keyframe goes on
- * the same way (a program on a tty-only screen keeps any LNM it set itself).
+ * nothing else; otherwise a pipe stream (stdout, stderr) with a bare LF as a new line
+ * (Screen.lineFeedIsNewline, as sudoreplay shows it). That flag is not the terminal's LNM: a
+ * program's own CSI 20 h/l stays in force across records, as on one terminal, and a screen
+ * restored from a keyframe carries both.
  */
 export function writeSessionOutput(screen: Screen, stream: string, bytes: Uint8Array, ms: number, ttyOnly: boolean): void {
   if (!(ttyOnly ? TTY_STREAMS : OUTPUT_STREAMS).has(stream)) return;
-  if (!ttyOnly) {
-    const pipe = stream !== 'ttyout';
-    if (pipe !== screen.modes.convertEol) screen.write(pipe ? LNM_ON : LNM_OFF);
-  }
+  if (!ttyOnly) screen.lineFeedIsNewline = stream !== 'ttyout';
   screen.time = ms;
   screen.write(bytes);
 }

@@ -9,6 +9,7 @@ import { generateSessions } from '../../src/iolog/generate-sessions.js';
 import { writeLongSession } from '../../src/iolog/generate-shell-session.js';
 import { sessionScreen } from '../../src/iolog/screen.js';
 import { buildSeekIndex, seekChunk, seekScreen } from '../../src/iolog/seek.js';
+import { SNAPSHOT_VERSION } from '../../src/replay/screen-snapshot.js';
 import { dropFromSeekIndex, openSeekDb, readSeekSession, writeSeekSession } from '../../src/iolog/seek-store.js';
 import { copySamples, removeDir, tempDir } from './helpers.js';
 
@@ -154,11 +155,34 @@ describe('seek index', () => {
   it('rebuilds an index whose keyframes have an older snapshot format', async () => {
     const db = openSeekDb(seekFile);
     const row = readSeekSession(db, long)!;
-    expect(row.sig).toMatch(/:s2$/);
-    // As the previous format wrote it: no snapshot version in the signature.
-    writeSeekSession(db, long, { ...row, sig: row.sig.replace(/:s2$/, '') });
-    expect((await buildSeekIndex([root], seekFile, 'long')).action).toBe('built');
-    expect((await buildSeekIndex([root], seekFile, 'long')).action).toBe('fresh');
+    const current = new RegExp(`:s${SNAPSHOT_VERSION}$`);
+    expect(SNAPSHOT_VERSION).toBe(3);
+    expect(row.sig).toMatch(current);
+    // As an older format wrote it: no snapshot version in the signature, then version 2 (LNM
+    // forced per record, no DECSCA protection).
+    for (const older of ['', ':s2']) {
+      writeSeekSession(db, long, { ...readSeekSession(db, long)!, sig: row.sig.replace(current, older) });
+      expect((await buildSeekIndex([root], seekFile, 'long')).action).toBe('built');
+      expect((await buildSeekIndex([root], seekFile, 'long')).action).toBe('fresh');
+    }
+  });
+
+  it('an asciicast whose program set LNM (CSI 20 h) keeps it at later records: seek and straight replay as xterm.js', async () => {
+    const dir = join(root, 'lnm');
+    mkdirSync(dir, { recursive: true });
+    const cast = [
+      JSON.stringify({ version: 2, width: 20, height: 5 }),
+      JSON.stringify([0.1, 'o', 'a\x1b[20h']),
+      JSON.stringify([0.2, 'o', '\nb']),
+      JSON.stringify([0.3, 'o', '\nc\x1b[1"qP\x1b[0"qd\x1b[1G\x1b[?2K']),
+    ].join('\n');
+    writeFileSync(join(dir, 'lnm.cast'), cast + '\n');
+    for (const [atMs, want] of [[250, ['a', 'b']], [Infinity, ['a', 'b', ' P']]] as const) {
+      const s = await seekScreen([root], seekFile, { file: 'lnm/lnm.cast', atMs });
+      expect(trimBottom(s.lines)).toEqual(want);
+      const straight = await sessionScreen([root], { file: 'lnm/lnm.cast', atMs });
+      expect(trimBottom(straight.lines)).toEqual(want);
+    }
   });
 
   it('cells carry colours and flags (defaults left out)', async () => {
