@@ -176,7 +176,8 @@ describe('smaller items', () => {
   });
 
   it('export keeps the title and the exit event', async () => {
-    for (const [file, title] of [['v3.cast', 'v3 title'], ['old-v1.json', 'v1']] as const) {
+    // A v3 cast stays v3 (its header fields have no place in v2), with v3's intervals; v1 becomes v2.
+    for (const [file, title, version] of [['v3.cast', 'v3 title', 3], ['old-v1.json', 'v1', 2]] as const) {
       let text = '';
       const sink = new Writable({
         write(chunk, _enc, cb) {
@@ -186,8 +187,8 @@ describe('smaller items', () => {
       });
       await iologExport(engine, { file, format: 'asciicast' }, () => sink);
       const [header, ...events] = text.trim().split('\n');
-      expect(JSON.parse(header!)).toMatchObject({ version: 2, title });
-      if (file === 'v3.cast') expect(events.map((e) => JSON.parse(e) as unknown[])).toEqual([[0.5, 'o', 'done\r\n'], [0.75, 'x', '3']]);
+      expect(JSON.parse(header!)).toMatchObject({ version, title });
+      if (file === 'v3.cast') expect(events.map((e) => JSON.parse(e) as unknown[])).toEqual([[0.5, 'o', 'done\r\n'], [0.25, 'x', '3']]);
     }
     const c = await iologCommands(engine, { file: 'v3.cast' });
     expect(c.exit).toEqual({ status: 3, source: 'asciicast' });
