@@ -22,7 +22,18 @@ export interface TextLogRecord extends SourcePosition {
   user: string;
   body: string;
   syslog: SyslogPrefix | null;
+  /**
+   * Offsets in `body` of file-log wrap points where sudo may have eaten more than one space: it
+   * breaks at the last space within loglinelen columns and drops every space after it, so a
+   * physical line shorter than that width lost exactly one (the one the join puts back), while
+   * a line of the full width (80, sudo's default) may have lost a longer run. Only filled when
+   * there is such a break.
+   */
+  uncertainBreaks?: number[];
 }
+
+/** sudo's default `loglinelen`: a wrapped line this long may have lost more than one space. */
+export const DEFAULT_LOGLINELEN = 80;
 
 export interface SudoTextReport {
   /** Byte offset just after the last whole record. */
@@ -50,6 +61,8 @@ const CONTINUED = '(command continued) ';
 interface Pending {
   rec: TextLogRecord;
   lastComplete: boolean;
+  /** Length in bytes of the last physical line (its indent included), as sudo counts columns. */
+  lastLength: number;
 }
 
 /** Streams the records of a sudo text log. `report` is filled as reading goes. */
@@ -71,16 +84,18 @@ export async function* readSudoText(path: string, report: SudoTextReport, opts: 
     }
     // A continuation of a wrapped file-log record.
     if (pending && !pending.rec.syslog && text.startsWith('    ') && pending.lastComplete) {
+      if (pending.lastLength >= DEFAULT_LOGLINELEN) (pending.rec.uncertainBreaks ??= []).push(pending.rec.body.length);
       pending.rec.text += ` ${text.slice(4)}`;
       pending.rec.body += ` ${text.slice(4)}`;
       pending.rec.end = l.end;
       pending.lastComplete = l.complete;
+      pending.lastLength = Buffer.byteLength(text);
       continue;
     }
     const file = FILE_RE.exec(text);
     if (file) {
       if (pending) yield emit(pending);
-      pending = { rec: { text, dateText: file[1]!, user: file[2]!, body: file[3]!, syslog: null, start: l.start, end: l.end, line: l.line }, lastComplete: l.complete };
+      pending = { rec: { text, dateText: file[1]!, user: file[2]!, body: file[3]!, syslog: null, start: l.start, end: l.end, line: l.line }, lastComplete: l.complete, lastLength: Buffer.byteLength(text) };
       continue;
     }
     const sys = SYSLOG_RE.exec(text);
@@ -93,6 +108,7 @@ export async function* readSudoText(path: string, report: SudoTextReport, opts: 
           pending.rec.body += ` ${more}`;
           pending.rec.end = l.end;
           pending.lastComplete = l.complete;
+          pending.lastLength = Buffer.byteLength(text);
         } else {
           report.orphanContinuations++;
         }
@@ -100,7 +116,7 @@ export async function* readSudoText(path: string, report: SudoTextReport, opts: 
       }
       if (pending) yield emit(pending);
       const syslog: SyslogPrefix = { pri: pri === undefined ? null : Number(pri), stamp, host: host ?? null, pid: pid === undefined ? null : Number(pid) };
-      pending = { rec: { text, dateText: stamp, user, body, syslog, start: l.start, end: l.end, line: l.line }, lastComplete: l.complete };
+      pending = { rec: { text, dateText: stamp, user, body, syslog, start: l.start, end: l.end, line: l.line }, lastComplete: l.complete, lastLength: Buffer.byteLength(text) };
       continue;
     }
     // Neither: a line of another program or a PAM message. It ends a wrapped record.
