@@ -75,4 +75,22 @@ describe('empty arguments in the text log', () => {
     expect(records[6]).toMatchObject({ etype: 'A', runargv: ['/bin/echo', 'a'] });
     expect(records[7]).toMatchObject({ etype: 'F', runargv: ['/bin/echo', 'a', '', ''], uniqueid: records[6]!.uniqueid });
   });
+
+  it('syslog "(command continued)": a piece without spaces was cut, not broken at a space; a piece ending in spaces may have lost some', async () => {
+    const json = await importToMemory('sudo-json', fixture('sudo-json-split.log'));
+    const truth = argvs(json.records, 'A');
+    expect(truth.map((a) => (a as string[]).length)).toEqual([27, 3]);
+    const { records, report } = await importToMemory('sudo-text', fixture('syslog-text-split.log'), { year: 2026 });
+    expect(report.events).toEqual({ accept: 2, exit: 2 });
+    // `echo abcdefghijklmnopqrstuvwxyz0123456789... z`: cut twice inside its long argument.
+    expect(records[2]).toMatchObject({ etype: 'A', runargv: truth[1] });
+    expect(records[3]).toMatchObject({ etype: 'F', runargv: truth[1], uniqueid: records[2]!.uniqueid });
+    expect(records[2]!.sudo_argv_uncertain).toBeUndefined();
+    // `echo abcdefghijklmn '' x24 z`: the piece ends with 18 of the 25 spaces, 7 were dropped at
+    // the break; the join puts one back: 19 spaces (18 empty arguments of 24), marked uncertain.
+    expect((truth[0] as string[]).filter((a) => a === '')).toHaveLength(24);
+    const kept = ['/bin/echo', 'abcdefghijklmn', ...Array<string>(18).fill(''), 'z'];
+    expect(records[0]).toMatchObject({ etype: 'A', runargv: kept, sudo_argv_uncertain: true });
+    expect(records[1]).toMatchObject({ etype: 'F', runargv: kept, sudo_argv_uncertain: true, uniqueid: records[0]!.uniqueid });
+  });
 });
