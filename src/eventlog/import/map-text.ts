@@ -92,11 +92,17 @@ export class SudoTextMapper {
     const argv = parsed.argv ?? undefined;
     const runcommand = argv?.[0];
     const info = { submituser: r.user, submithost: host, runuser, runhost: host, runcommand };
+    // A wrap point inside COMMAND where sudo may have eaten a run of spaces (sudo-text-reader):
+    // the argv keeps the fewest empty arguments the text allows, and says so.
+    // (A break at the end of the value counts: the eaten run may hold trailing empty arguments.)
+    const valueAt = f.COMMAND !== undefined ? r.body.indexOf('COMMAND=') + 8 : -1;
+    const uncertain = valueAt >= 8 && (r.uncertainBreaks ?? []).some((b) => b > valueAt && b <= valueAt + f.COMMAND!.length);
     const kept = {
       sudo_kind: parsed.kind,
       sudo_line: r.text,
       sudo_fields: f,
       ...(r.syslog ? { sudo_syslog: r.syslog } : {}),
+      ...(uncertain ? { sudo_argv_uncertain: true } : {}),
       import_key: key,
     };
     const common = {
@@ -156,6 +162,9 @@ export class SudoTextMapper {
   /** What an exit line repeats of its accept line: everything but TSID and the exit suffix. */
   private joinKey(r: TextLogRecord, f: Record<string, string>): string {
     const { TSID: _t, EXIT: _e, SIGNAL: _s, ...rest } = f;
+    // A trailing empty argument is a trailing space: kept before " ; EXIT=", but lost on an
+    // accept line whose end was trimmed (by a syslog daemon or an editor).
+    if (rest.COMMAND !== undefined) rest.COMMAND = rest.COMMAND.trimEnd();
     return `${r.syslog?.host ?? ''}\u0000${r.user}\u0000${JSON.stringify(rest)}`;
   }
 }

@@ -3,7 +3,8 @@
 //   [TSID=id[@offset] ;] [ENV=A=1 B=2 ;] COMMAND=cmd args [; SIGNAL=NAME] [; EXIT=n]
 // COMMAND (and ENV) may contain " ; " themselves, so COMMAND is the rest of the body up to a
 // final " ; SIGNAL=" / " ; EXIT=", and ENV runs up to " ; COMMAND=". Control characters are
-// escaped as #ooo; arguments with a space are single-quoted, with ' and \ backslash-escaped.
+// escaped as #ooo; arguments with a space are single-quoted, with ' and \ backslash-escaped;
+// an empty argument is written as nothing between its separating spaces (see splitCommand).
 
 /** Field keys sudo writes before COMMAND, in its order (RUNCHROOT/RUNCWD: newer sudo). */
 const FIELD_KEYS = new Set(['HOST', 'TTY', 'CHROOT', 'RUNCHROOT', 'PWD', 'CWD', 'RUNCWD', 'USER', 'GROUP', 'TSID', 'ENV']);
@@ -29,30 +30,31 @@ export function unescapeOctal(s: string): string {
   return s.includes('#') ? s.replace(/#([0-3][0-7]{2})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))) : s;
 }
 
-/** Splits a logged command line into argv: spaces separate, '...' quotes, \x is x. */
+/**
+ * Splits a logged command line into argv: '...' quotes, \x is x, and every unquoted space ends
+ * an argument. sudo joins argv with single spaces and writes an empty argument as nothing, so
+ * N+1 spaces in a row mean N empty arguments between, and a trailing space a trailing empty
+ * argument (`echo '' end` is logged `/bin/echo  end`, `echo ''` as `/bin/echo `).
+ */
 export function splitCommand(cmd: string): string[] {
+  if (cmd === '') return [];
   const out: string[] = [];
   let cur = '';
   let quoted = false;
-  let any = false;
   for (let i = 0; i < cmd.length; i++) {
     const c = cmd[i]!;
     if (c === '\\' && i + 1 < cmd.length) {
       cur += cmd[++i];
-      any = true;
     } else if (c === "'") {
       quoted = !quoted;
-      any = true;
     } else if (c === ' ' && !quoted) {
-      if (any) out.push(cur);
+      out.push(cur);
       cur = '';
-      any = false;
     } else {
       cur += c;
-      any = true;
     }
   }
-  if (any) out.push(cur);
+  out.push(cur);
   return out.map(unescapeOctal);
 }
 

@@ -2,7 +2,8 @@
 // - the file log (`logfile=`): `<date> : <user> : <body>`, wrapped at loglinelen with
 //   continuation lines that start with 4 spaces (joined back with one space);
 // - syslog lines: `[<PRI>]<stamp> [host] sudo[pid]: <user, right-aligned> : <body>`, long
-//   messages continued on further lines as `<user> : (command continued) <rest>`.
+//   messages continued on further lines as `<user> : (command continued) <rest>` (joined back
+//   with one space, or none where sudo cut a piece without spaces at the limit).
 // Lines that are neither (other programs, sudo's PAM messages) are counted and skipped.
 import { readLineBatches, type LineSourceOptions } from './line-source.js';
 import type { ReadStop, SourcePosition } from './types.js';
@@ -22,7 +23,19 @@ export interface TextLogRecord extends SourcePosition {
   user: string;
   body: string;
   syslog: SyslogPrefix | null;
+  /**
+   * Offsets in `body` of file-log wrap points where sudo may have eaten more than one space: it
+   * breaks at the last space within loglinelen columns and drops every space after it, so a
+   * physical line shorter than that width lost exactly one (the one the join puts back), while
+   * a line of the full width (80, sudo's default) may have lost a longer run. For syslog
+   * "(command continued)" breaks: a piece that ended in spaces. Only filled when there is such
+   * a break.
+   */
+  uncertainBreaks?: number[];
 }
+
+/** sudo's default `loglinelen`: a wrapped line this long may have lost more than one space. */
+export const DEFAULT_LOGLINELEN = 80;
 
 export interface SudoTextReport {
   /** Byte offset just after the last whole record. */
@@ -50,6 +63,10 @@ const CONTINUED = '(command continued) ';
 interface Pending {
   rec: TextLogRecord;
   lastComplete: boolean;
+  /** The message text of the last syslog line (without "(command continued) "). */
+  syslogPiece: string;
+  /** Length in bytes of the last physical line (its indent included), as sudo counts columns. */
+  lastLength: number;
 }
 
 /** Streams the records of a sudo text log. `report` is filled as reading goes. */
@@ -71,16 +88,18 @@ export async function* readSudoText(path: string, report: SudoTextReport, opts: 
     }
     // A continuation of a wrapped file-log record.
     if (pending && !pending.rec.syslog && text.startsWith('    ') && pending.lastComplete) {
+      if (pending.lastLength >= DEFAULT_LOGLINELEN) (pending.rec.uncertainBreaks ??= []).push(pending.rec.body.length);
       pending.rec.text += ` ${text.slice(4)}`;
       pending.rec.body += ` ${text.slice(4)}`;
       pending.rec.end = l.end;
       pending.lastComplete = l.complete;
+      pending.lastLength = Buffer.byteLength(text);
       continue;
     }
     const file = FILE_RE.exec(text);
     if (file) {
       if (pending) yield emit(pending);
-      pending = { rec: { text, dateText: file[1]!, user: file[2]!, body: file[3]!, syslog: null, start: l.start, end: l.end, line: l.line }, lastComplete: l.complete };
+      pending = { rec: { text, dateText: file[1]!, user: file[2]!, body: file[3]!, syslog: null, start: l.start, end: l.end, line: l.line }, lastComplete: l.complete, lastLength: Buffer.byteLength(text), syslogPiece: '' };
       continue;
     }
     const sys = SYSLOG_RE.exec(text);
@@ -89,10 +108,21 @@ export async function* readSudoText(path: string, report: SudoTextReport, opts: 
       if (body.startsWith(CONTINUED)) {
         if (pending?.rec.syslog && pending.rec.user === user && pending.rec.syslog.host === (host ?? null)) {
           const more = body.slice(CONTINUED.length);
-          pending.rec.text += ` ${more}`;
-          pending.rec.body += ` ${more}`;
+          // sudo splits a long message at the last space that fits and drops the spaces there
+          // (joined back with one), or, when the piece has no space at all, cuts it at the
+          // limit and drops nothing (joined back with none). A piece ending in spaces broke
+          // inside a run of spaces that may have gone on past the limit (syslog_maxlen is not
+          // in the log): how many were dropped is not known.
+          const piece = pending.syslogPiece;
+          const hardCut = !piece.includes(' ');
+          if (!hardCut && piece.endsWith(' ')) (pending.rec.uncertainBreaks ??= []).push(pending.rec.body.length);
+          const sep = hardCut ? '' : ' ';
+          pending.rec.text += `${sep}${more}`;
+          pending.rec.body += `${sep}${more}`;
+          pending.syslogPiece = more;
           pending.rec.end = l.end;
           pending.lastComplete = l.complete;
+          pending.lastLength = Buffer.byteLength(text);
         } else {
           report.orphanContinuations++;
         }
@@ -100,7 +130,7 @@ export async function* readSudoText(path: string, report: SudoTextReport, opts: 
       }
       if (pending) yield emit(pending);
       const syslog: SyslogPrefix = { pri: pri === undefined ? null : Number(pri), stamp, host: host ?? null, pid: pid === undefined ? null : Number(pid) };
-      pending = { rec: { text, dateText: stamp, user, body, syslog, start: l.start, end: l.end, line: l.line }, lastComplete: l.complete };
+      pending = { rec: { text, dateText: stamp, user, body, syslog, start: l.start, end: l.end, line: l.line }, lastComplete: l.complete, lastLength: Buffer.byteLength(text), syslogPiece: body };
       continue;
     }
     // Neither: a line of another program or a PAM message. It ends a wrapped record.
