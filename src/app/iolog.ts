@@ -202,21 +202,23 @@ async function freshIndex(engine: Engine, force: boolean, signal?: AbortSignal):
 /** A cached record as listed: createtime (Unix ms) also as ISO 8601 in the configured zone. */
 export type ListedSession = CachedRecord & {
   createtime_iso: string;
-  /** Still being recorded (sudo or the log server writing it: its timing file keeps a write bit). */
+  /**
+   * Still being recorded (sudo or the log server writing it: its timing file keeps a write bit).
+   * How long it has run is `createtime` to now: not a field, so that an answer stays the same
+   * from one call to the next while nothing changes (paging compares pages).
+   */
   live: boolean;
-  /** For a live session: seconds since it started. */
-  elapsed?: number;
 };
 
 /** Whether a listed session is still being written: its timing file keeps a write bit (asciicast files: never). */
-async function liveMark(logpath: string, createtimeMs: number): Promise<{ live: boolean; elapsed?: number }> {
+async function liveMark(logpath: string): Promise<{ live: boolean }> {
   try {
     const st = await lstat(join(logpath, 'timing'));
-    if (st.isFile() && (st.mode & 0o222) !== 0) return { live: true, elapsed: Math.max(0, Math.round((Date.now() - createtimeMs) / 1000)) };
+    return { live: st.isFile() && (st.mode & 0o222) !== 0 };
   } catch {
     // not a sudo session directory, or gone
+    return { live: false };
   }
-  return { live: false };
 }
 
 /**
@@ -248,7 +250,7 @@ export async function iologListPage(engine: Engine, params: Params, signal?: Abo
   if (more) rows.length = query.len;
   // The live mark is read when answering (one stat a row): completion changes no directory's
   // mtime, so the cached list would not see it.
-  const result = await Promise.all(rows.map(async (r) => ({ ...r, createtime_iso: formatIsoInZone(r.createtime / 1000, tz), ...(await liveMark(r.logpath, r.createtime)) })));
+  const result = await Promise.all(rows.map(async (r) => ({ ...r, createtime_iso: formatIsoInZone(r.createtime / 1000, tz), ...(await liveMark(r.logpath)) })));
   return { result, more, next: more ? { start: query.start + query.len } : null };
 }
 

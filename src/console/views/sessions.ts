@@ -16,8 +16,12 @@ export interface SessionRow {
   runcmd: string;
   /** Still being recorded (its timing file keeps a write bit). */
   live?: boolean;
-  /** Seconds since a live session started. */
-  elapsed?: number;
+}
+
+/** The badge of a session still being recorded, with how long it has run (from its start to now). */
+function liveBadge(createtimeMs: number): HTMLElement {
+  const t = running(Math.max(0, Math.round((Date.now() - createtimeMs) / 1000)));
+  return h('span', { class: 'badge badge-live', title: `still being recorded, for ${t}` }, `live ${t}`);
 }
 
 /** "1 h 02 min", "3 min 05 s", "12 s": how long a live session has been running. */
@@ -104,7 +108,7 @@ function sessionTable(ctx: ViewContext, rows: readonly SessionRow[]): HTMLElemen
           'td',
           { class: 'nowrap' },
           r.createtime_iso.replace('T', ' '),
-          ...(r.live ? [' ', h('span', { class: 'badge badge-live', title: `still being recorded, for ${running(r.elapsed ?? 0)}` }, `live ${running(r.elapsed ?? 0)}`)] : []),
+          ...(r.live ? [' ', liveBadge(r.createtime)] : []),
         ),
         h('td', {}, `${r.submituser}@${r.submithost}`),
         h('td', {}, `${r.runuser}@${r.runhost}`),
