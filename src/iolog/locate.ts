@@ -3,7 +3,7 @@
 // must not make /etc readable). Also: what counts as a session.
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, sep } from 'node:path';
-import { evioError } from '../errors.js';
+import { evioError, isEvioError } from '../errors.js';
 import { resolveInsideRoots } from '../paths.js';
 import { DirHandle } from '../safe-open.js';
 import { AsciicastSession } from './asciicast-session.js';
@@ -21,8 +21,24 @@ export function isSystemPath(real: string): boolean {
   return SYSTEM_DIRECTORIES.some((d) => real === d || real.startsWith(d + sep));
 }
 
-/** Resolves a user-given file or directory inside the I/O log roots; refuses system paths. */
+/**
+ * Resolves a user-given file or directory inside the I/O log roots; refuses system paths.
+ * A sudo session ID (TSID) as sudoreplay takes it — exactly six letters or digits, `000001` —
+ * names `00/00/01` under the first root that has it, as `sudoreplay -d ROOT 000001` does; a
+ * file of that very name is found when no root has such a session.
+ */
 export function resolveIologPath(roots: readonly string[], userPath: string, what: string): string {
+  if (/^[0-9A-Za-z]{6}$/.test(userPath)) {
+    const rel = `${userPath.slice(0, 2)}/${userPath.slice(2, 4)}/${userPath.slice(4)}`;
+    for (const root of roots) {
+      try {
+        const real = resolveInsideRoots(roots, join(root, rel), what);
+        if (!isSystemPath(real)) return real;
+      } catch (err) {
+        if (!isEvioError(err, 'NOT_FOUND')) throw err;
+      }
+    }
+  }
   const real = resolveInsideRoots(roots, userPath, what);
   if (isSystemPath(real)) throw evioError('IOLOG_SYSTEM_DIRECTORY', `${what} "${userPath}" is a system directory`);
   return real;
