@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { appendEvents, copyEvents } from '../../src/app/events.js';
 import { importEvents } from '../../src/app/events-import.js';
 import { rotateEvents } from '../../src/app/events-rotate.js';
@@ -15,7 +15,7 @@ import { Engine } from '../../src/engine.js';
 import { toEvioError } from '../../src/errors.js';
 import { generateEvents } from '../../src/eventlog/generate.js';
 import type { RunningServer } from '../../src/http/server.js';
-import { makeHome, serve, signed, type TestHome } from '../http/server/helpers.js';
+import { makeHome, serverPerTest, serve, signed, type TestHome } from '../http/server/helpers.js';
 
 const bin = join(import.meta.dirname, '../../bin/evio.js');
 
@@ -42,22 +42,15 @@ function cli(home: TestHome, args: string[], input?: string): { status: number |
 }
 
 describe("the audit log's family", () => {
-  let home: TestHome | undefined;
-  let server: RunningServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-    await home?.cleanup();
-    home = undefined;
-  });
+  const held = serverPerTest();
 
   /** A server whose audit log has `calls` DELETEs recorded, rotated twice (the second compressed). */
   async function rotatedAudit(calls: number): Promise<{ h: TestHome; s: RunningServer; plain: string; gz: string }> {
     const h = makeHome();
-    home = h;
+    held.home = h;
     writeLog(join(h.dir, 'events.ndjson'), 10);
     const s = await serve(h);
-    server = s;
+    held.server = s;
     const del = () => signed(s, 'admin', 'DELETE', '/REST/v2.0/events?format=ff&file=events.ndjson&submituser=nobody-matches');
     for (let i = 0; i < calls; i++) expect((await del()).http).toBe(200);
     const first = await rotateEvents(h.engine, { file: h.settings.auditlog });
@@ -96,8 +89,8 @@ describe("the audit log's family", () => {
 
   it('CLI: delete, purge and rotate of a rotated audit file are 1622; append, copy and import into any audit file 1636; each refusal is recorded', async () => {
     const { h, plain } = await rotatedAudit(3);
-    await server!.close();
-    server = undefined;
+    await held.server!.close();
+    held.server = undefined;
     const plainBytes = readFileSync(plain);
     const events = join(h.dir, 'events.ndjson');
     const sudoJson = join(h.dir, 'sudo.json');
@@ -158,8 +151,8 @@ describe("the audit log's family", () => {
 
   it('retention: evio events rotate AUDIT --remove-older-than removes whole old rotated files and records each', async () => {
     const { h, plain, gz } = await rotatedAudit(2);
-    await server!.close();
-    server = undefined;
+    await held.server!.close();
+    held.server = undefined;
     // Two files rotated long ago (their stamps say so), one gzipped, each with a skip index beside it.
     const old1 = `${h.settings.auditlog}.20200101T000000Z`;
     const old2 = `${h.settings.auditlog}.20200201T000000Z.gz`;

@@ -7,12 +7,11 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { recordAudit } from '../../src/app/audit.js';
 import { redactText } from '../../src/app/audit-redact.js';
 import { generateEvents } from '../../src/eventlog/generate.js';
-import type { RunningServer } from '../../src/http/server.js';
-import { makeHome, serve, signed, type TestHome } from '../http/server/helpers.js';
+import { makeHome, serverPerTest, serve, signed, type TestHome } from '../http/server/helpers.js';
 
 const bin = join(import.meta.dirname, '../../bin/evio.js');
 
@@ -32,18 +31,11 @@ describe('redactText', () => {
 });
 
 describe('no credential in the audit log', () => {
-  let home: TestHome | undefined;
-  let server: RunningServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-    await home?.cleanup();
-    home = undefined;
-  });
+  const held = serverPerTest();
 
   it('CLI: a pg URL password, a key=value password and an ODBC PWD given to evio events copy appear nowhere in the audit file', async () => {
     const h = makeHome();
-    home = h;
+    held.home = h;
     const events = join(h.dir, 'events.ndjson');
     writeFileSync(events, `${[...generateEvents({ count: 5, seed: 1 })].map((r) => JSON.stringify(r)).join('\n')}\n`);
     const secrets = ['S3cr3t-url-pw', 'S3cr3t-kv-pw', 'S3cr3t-odbc-pw', 'S3cr3t-query-pw'];
@@ -73,7 +65,7 @@ describe('no credential in the audit log', () => {
 
   it('recordAudit: secret-named flags (--password X, --token=Y) and every string of the extra keys are redacted', async () => {
     const h = makeHome();
-    home = h;
+    held.home = h;
     await recordAudit(h.engine, {
       accepted: true,
       user: 'op',
@@ -93,17 +85,17 @@ describe('no credential in the audit log', () => {
 
   it('REST: a dsn with PWD= and a secret-named parameter reach neither the audit log nor the request log', async () => {
     const h = makeHome();
-    home = h;
+    held.home = h;
     const requestLog = join(h.dir, 'requests.log');
     h.settings.requestLog = requestLog;
     const s = await serve(h);
-    server = s;
+    held.server = s;
     const a = await signed(s, 'admin', 'DELETE', `/REST/v2.0/events?format=odbc&dsn=${encodeURIComponent('DSN=x;PWD=S3cr3t-rest-1;')}&all=1`);
     expect(a.http).toBeGreaterThanOrEqual(400);
     const b = await signed(s, 'admin', 'DELETE', '/REST/v2.0/events?format=ff&file=events.ndjson&all=1&db_password=S3cr3t-rest-2');
     expect(b.http).toBeGreaterThanOrEqual(400);
     await s.close();
-    server = undefined;
+    held.server = undefined;
     const audit = readFileSync(h.settings.auditlog, 'utf8');
     expect(audit.split('\n').filter(Boolean).length).toBe(4); // two calls, A + F each
     const log = readFileSync(requestLog, 'utf8');

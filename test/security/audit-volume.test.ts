@@ -7,11 +7,10 @@
 import { request as httpRequest } from 'node:http';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditRecords } from '../../src/app/audit.js';
 import { boundedRefusal, MAX_REFUSAL_BYTES, MAX_SUMMARY_BYTES, UNAUTHENTICATED } from '../../src/app/audit-refusals.js';
-import type { RunningServer } from '../../src/http/server.js';
-import { makeHome, nowSeconds, readAnswer, serve, signed, type Answer, type TestHome } from '../http/server/helpers.js';
+import { makeHome, serverPerTest, nowSeconds, readAnswer, serve, signed, type Answer, type TestHome } from '../http/server/helpers.js';
 
 /** A DELETE sent from a chosen loopback address (127.0.0.0/8 is all loopback on Linux). */
 function deleteFrom(url: string, localAddress: string): Promise<Answer> {
@@ -23,21 +22,14 @@ function deleteFrom(url: string, localAddress: string): Promise<Answer> {
 }
 
 describe('unsigned writing calls and the audit log', () => {
-  let home: TestHome | undefined;
-  let server: RunningServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-    await home?.cleanup();
-    home = undefined;
-  });
+  const held = serverPerTest();
 
   it('a loop of unsigned DELETEs with ~13 KB of parameters from 40 loopback addresses adds at most the documented bound per window, never naming the caller as submituser', async () => {
     const perMinute = 20;
     const h = makeHome({ auditRefusedPerMinute: perMinute });
-    home = h;
+    held.home = h;
     const s = await serve(h);
-    server = s;
+    held.server = s;
     // One signed call first, so the file's starting size is known and not empty.
     expect((await signed(s, 'admin', 'DELETE', '/REST/v2.0/events?format=ff&file=events.ndjson&submituser=none')).http).toBeGreaterThanOrEqual(200);
     const before = statSync(h.settings.auditlog).size;
@@ -52,7 +44,7 @@ describe('unsigned writing calls and the audit log', () => {
       expect(a.http).toBe(401);
     }
     await s.close();
-    server = undefined;
+    held.server = undefined;
     await h.engine.close(); // writes the summary of the calls not recorded one by one
 
     const text = readFileSync(h.settings.auditlog, 'utf8');
@@ -82,15 +74,15 @@ describe('unsigned writing calls and the audit log', () => {
 
   it('the request log names an appid only once its signature was verified; otherwise the appid claimed', async () => {
     const h = makeHome();
-    home = h;
+    held.home = h;
     const requestLog = join(h.dir, 'requests.log');
     h.settings.requestLog = requestLog;
     const s = await serve(h);
-    server = s;
+    held.server = s;
     expect((await deleteFrom(`${s.url}/REST/v2.0/events?format=ff&file=events.ndjson&all=1&appid=admin&timestamp=${nowSeconds()}&hmac=${'0'.repeat(64)}`, '127.0.0.1')).http).toBe(401);
     expect((await signed(s, 'reader', 'DELETE', '/REST/v2.0/events?format=ff&file=events.ndjson&all=1')).http).toBe(403);
     await s.close();
-    server = undefined;
+    held.server = undefined;
     // A line is written once its answer has finished on the server's side: wait for both (bounded).
     const read = () => readFileSync(requestLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
     for (let i = 0; i < 250 && read().length < 2; i++) await new Promise((r) => setTimeout(r, 20));

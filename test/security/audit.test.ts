@@ -5,12 +5,12 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryEvents, type ReturnedEvent } from '../../src/app/events.js';
 import { Engine } from '../../src/engine.js';
 import { generateEvents } from '../../src/eventlog/generate.js';
 import type { RunningServer } from '../../src/http/server.js';
-import { KEYS, makeHome, serve, signed, signedHref, raw, type TestHome } from '../http/server/helpers.js';
+import { KEYS, makeHome, serverPerTest, serve, signed, signedHref, raw, type TestHome } from '../http/server/helpers.js';
 
 const bin = join(import.meta.dirname, '../../bin/evio.js');
 
@@ -52,23 +52,16 @@ async function requestLines(path: string, count: number): Promise<Array<Record<s
 }
 
 describe('audit trail', () => {
-  let home: TestHome | undefined;
-  let server: RunningServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-    await home?.cleanup();
-    home = undefined;
-  });
+  const held = serverPerTest();
 
   async function start(): Promise<{ home: TestHome; server: RunningServer; requestLog: string }> {
     const h = makeHome();
     const requestLog = join(h.dir, 'requests.log');
     h.settings.requestLog = requestLog;
     writeLog(join(h.dir, 'events.ndjson'), 50);
-    home = h;
-    server = await serve(h);
-    return { home: h, server, requestLog };
+    held.home = h;
+    held.server = await serve(h);
+    return { home: h, server: held.server, requestLog };
   }
 
   it('a signed DELETE is logged and recorded in the audit log, which the engine queries', async () => {
@@ -92,7 +85,7 @@ describe('audit trail', () => {
 
     // The request log: one JSON line for the call, with the same request id.
     await s.close();
-    server = undefined;
+    held.server = undefined;
     const lines = await requestLines(requestLog, 1);
     expect(lines).toHaveLength(1);
     const line = lines[0]!;
@@ -108,7 +101,7 @@ describe('audit trail', () => {
     const q = await signed(s, 'admin', 'GET', '/REST/v2.0/events?format=ff&file=events.ndjson&limit=7');
     expect(q.http).toBe(200);
     await s.close();
-    server = undefined;
+    held.server = undefined;
     const line = (await requestLines(requestLog, 1))[0]!;
     expect(line).toMatchObject({ method: 'GET', http: 200, code: 0, rows: 7 });
     expect(line.bytes).toBeGreaterThan(q.text.length);
@@ -137,9 +130,9 @@ describe('audit trail', () => {
     const h = makeHome();
     h.settings.auditRefusedPerMinute = 3;
     writeLog(join(h.dir, 'events.ndjson'), 5);
-    home = h;
+    held.home = h;
     const s = await serve(h);
-    server = s;
+    held.server = s;
     const unsigned = () => raw(`${s.url}/REST/v2.0/events?format=ff&file=events.ndjson&all=1&appid=admin&timestamp=${Math.floor(Date.now() / 1000)}&hmac=${'0'.repeat(64)}`, { method: 'DELETE' });
     for (let i = 0; i < 10; i++) expect((await unsigned()).http).toBe(401);
     // A valid signature refused by the route rules is recorded past the budget.
@@ -152,7 +145,7 @@ describe('audit trail', () => {
     ]);
     // The 7 not recorded one by one are written as one record when the server's engine closes.
     await s.close();
-    server = undefined;
+    held.server = undefined;
     await h.engine.close();
     const all = await auditRecords(h, { etype: 'R' });
     expect(all).toHaveLength(5);
@@ -194,7 +187,7 @@ describe('audit trail', () => {
     const leaked = await raw(`${s.url}/REST/v2.0/events?format=ff&file=events.ndjson&all=1&appid=admin&timestamp=1&hmac=${'f'.repeat(64)}&key=${KEYS.admin}`, { method: 'DELETE' });
     expect(leaked.http).toBeGreaterThanOrEqual(400);
     await s.close();
-    server = undefined;
+    held.server = undefined;
 
     const logText = readFileSync(requestLog, 'utf8');
     const auditText = readFileSync(h.settings.auditlog, 'utf8');
@@ -210,7 +203,7 @@ describe('audit trail', () => {
 
   it('a CLI delete writes an audit record with the OS user', async () => {
     const h = makeHome();
-    home = h;
+    held.home = h;
     writeLog(join(h.dir, 'events.ndjson'), 20);
     const r = spawnSync(process.execPath, [bin, 'events', 'delete', `ff:${join(h.dir, 'events.ndjson')}`, '--submituser', '*', '--all'], {
       encoding: 'utf8',

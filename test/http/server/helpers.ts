@@ -5,6 +5,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import { Engine } from '../../../src/engine.js';
 import { writeKeystore, type AppEntry } from '../../../src/keystore.js';
 import { sendSigned, signedUrl, type RestCall } from '../../../src/app/rest-client.js';
@@ -53,6 +54,22 @@ export function makeHome(overrides: Partial<Settings> = {}, apps: Record<string,
 
 export async function serve(home: TestHome, opts: ListenOptions = {}): Promise<RunningServer> {
   return startServer(home.engine, opts);
+}
+
+/**
+ * The data folder and server a test makes, closed after each test of the calling describe
+ * (register it there): a test sets `home` and `server` as it makes them, or clears `server` when
+ * it closed it itself.
+ */
+export function serverPerTest(): { home?: TestHome; server?: RunningServer } {
+  const held: { home?: TestHome; server?: RunningServer } = {};
+  afterEach(async () => {
+    await held.server?.close();
+    held.server = undefined;
+    await held.home?.cleanup();
+    held.home = undefined;
+  });
+  return held;
 }
 
 export interface Answer {
