@@ -3,6 +3,7 @@
 // replay and request signing — and the published files are what package.json says.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -63,5 +64,17 @@ describe('the package', () => {
     walk(join(ROOT, 'dist'));
     expect(pkg.files).not.toContain('src');
     expect(maps).toEqual([]);
+  });
+
+  it('installs on the Node version it states, without engine warnings (every locked package accepts it)', () => {
+    // npm ci prints EBADENGINE for a locked package whose engines.node excludes the running Node;
+    // a dependency that moved to Node 22 is pinned back with "overrides" in package.json.
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { engines?: { node?: string } | string[] }> };
+    const refusing: string[] = [];
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      const range = entry.engines && !Array.isArray(entry.engines) ? entry.engines.node : undefined;
+      if (range && !semver.satisfies(process.version, range)) refusing.push(`${path.replace(/^.*node_modules\//, '')} wants node ${range}`);
+    }
+    expect(refusing).toEqual([]);
   });
 });
