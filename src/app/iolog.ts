@@ -310,14 +310,20 @@ export async function iologScreenFromStart(engine: Engine, params: Params, signa
 }
 
 /**
- * GET /REST/iolog/session?iolog=PATH : the session a keystroke (K) event's `iolog` field points
+ * GET /REST/iolog/session?iolog=PATH[&time=SECONDS] : the session a keystroke (K) event's `iolog` field points
  * at (resolved inside the I/O log roots; IOLOG_EVENT_SESSION_MISSING when it is not there), with
  * its path relative to its root (usable as file=) and its identity (uniqueid, users, command).
  */
 export async function iologEventSession(engine: Engine, params: Params): Promise<EventSession> {
   const iolog = required(params, 'iolog');
+  const time = single(params, 'time');
+  let near: number | undefined;
+  if (time !== undefined && time !== '') {
+    near = Number(time);
+    if (!Number.isFinite(near)) throw evioError('IOLOG_BAD_NUMBER', `time="${time.slice(0, 40)}" is not a number of seconds (the event's time field)`);
+  }
   const { resolveEventSession } = await import('../iolog/event-session.js');
-  return resolveEventSession(roots(engine), iolog);
+  return resolveEventSession(roots(engine), iolog, near);
 }
 
 /**

@@ -18,6 +18,7 @@ import {
 } from '../app/iolog.js';
 import { IOLOG_LIST_PARAMS, IOLOG_LIST_REPEATABLE } from '../app/routes/iolog.js';
 import { refuseAuditOutput } from '../app/audit.js';
+import { iologEvents } from '../app/session-events.js';
 import { parseFlags, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
 
@@ -59,6 +60,21 @@ const SUBS: Record<string, Sub> = {
     positionals: ['file'],
     async run(a, io) {
       return printJson(io, { log: (await iologVariables(io.engine(), a, io.signal)).variables });
+    },
+  },
+  events: {
+    usage: 'evio iolog events FILE [--store ff:PATH|db:PATH|pg:NAME|odbc:DSN]',
+    help:
+      "Prints the session's accept (keystroke), reject and finish records: {file, match, uniqueid, events}.\n" +
+      'Linked by the uuid in log.json, else by the iolog path the records carry (sudo\'s iolog_path or TSID),\n' +
+      'else by submit time (within 2 s), user, host, run-as user and command; match says which (none: no record).\n' +
+      'The records come from the configured event log (eventlog) unless --store names another.',
+    flags: ['store'],
+    positionals: ['file'],
+    async run(a, io) {
+      const { store, ...params } = a;
+      const found = await iologEvents(io.engine(), params, { ...(io.signal ? { signal: io.signal } : {}), ...(typeof store === 'string' ? { store } : {}) });
+      return printJson(io, { ...found });
     },
   },
   ls: {
@@ -172,6 +188,7 @@ const SUBS: Record<string, Sub> = {
 const EXAMPLES: Record<string, string> = {
   chunk: "evio iolog chunk 00/00/01 --start 0 --len 4096",
   variables: 'evio iolog variables /var/log/sudo-io/00/00/01',
+  events: 'evio iolog events 000001 --store ff:/var/log/sudo.ndjson',
   ls: "evio iolog ls 00/00 --filter '^0[0-9A-F]$'",
   search: "evio iolog search '**' 'output:permission denied' --detail",
   commands: 'evio iolog commands 00/00/01',
@@ -212,7 +229,7 @@ function toParams(name: string, sub: Sub, argv: readonly string[]): Params {
 
 export const iologCommand: CliCommand = {
   name: 'iolog',
-  summary: 'I/O logs: chunk, variables, ls, search, commands, list, index, export, replay, screen, play',
+  summary: 'I/O logs: chunk, variables, events, ls, search, commands, list, index, export, replay, screen, play',
   async run(argv, io) {
     const [name, ...rest] = argv;
     if (!name || name === '--help' || name === '-h' || name === 'help') {

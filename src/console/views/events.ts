@@ -184,7 +184,13 @@ export function eventTable(ctx: ViewContext, events: readonly EventRecord[], opt
       ? h('a', { href: `./?view=session&file=${encodeURIComponent(e.iolog)}&uniqueid=${encodeURIComponent(e.uniqueid)}`, class: 'button small', 'data-action': 'open-session', onclick: (ev: Event) => {
           if ((ev as MouseEvent).ctrlKey || (ev as MouseEvent).metaKey) return;
           ev.preventDefault();
-          ctx.navigate({ view: 'session', file: e.iolog!, uniqueid: e.uniqueid });
+          // The path as sudo logged it may not be the directory (1.9.13 logs an iolog_file
+          // template unexpanded): the server resolves it, near the record's time.
+          const time = typeof e.time === 'number' ? { time: String(e.time) } : {};
+          ctx.api
+            .get<{ session: { file: string } }>('/REST/iolog/session', { iolog: e.iolog!, ...time })
+            .then((a) => ctx.navigate({ view: 'session', file: a.session.file, uniqueid: e.uniqueid }))
+            .catch(() => ctx.navigate({ view: 'session', file: e.iolog!, uniqueid: e.uniqueid }));
         } }, '▶ Watch session')
       : null;
     const detailsRow = h('tr', { class: 'details-row', hidden: true }, h('td', { colspan: 7 }, recordDetails(e)));

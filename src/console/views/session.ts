@@ -1,5 +1,5 @@
-// A session: what it was (log.json), its accept and finish events (queried by uniqueid in the
-// event log the events view uses), the player, and the command timeline and search hits as
+// A session: what it was (log.json), its accept and finish events (GET /REST/iolog/events in the
+// event log the events view uses: linked by uuid, the records' iolog path, or time and user), the player, and the command timeline and search hits as
 // lists and as timeline markers. The URL's #t=SECONDS opens (and follows) a moment.
 import { ApiError, explain } from '../api.js';
 import { clock, errorBox, h, select } from '../dom.js';
@@ -305,7 +305,7 @@ export function renderSession(ctx: ViewContext): void {
     });
     playBtn.focus();
     void loadMarkers();
-    void loadEvents(str(ctx.params.get('uniqueid') ?? vars.uuid ?? ''));
+    void loadEvents();
   })();
 
   async function loadMarkers(): Promise<void> {
@@ -352,25 +352,28 @@ export function renderSession(ctx: ViewContext): void {
     return h('li', {}, b);
   }
 
-  async function loadEvents(uniqueid: string): Promise<void> {
+  async function loadEvents(): Promise<void> {
     const src = loadEventSource();
-    if (!uniqueid) {
-      eventsBox.append(h('p', { class: 'muted' }, 'This session has no unique id to look its events up by.'));
-      return;
-    }
-    const where = src.format === 'ff' ? `flat file ${src.file}` : src.format === 'odbc' ? `ODBC source ${src.file}` : `database${src.file ? ` ${src.file}` : ''}`;
-    eventsBox.append(h('p', { class: 'muted' }, `Accept and finish records with uniqueid ${uniqueid} in the ${where}:`));
+    // The events view's store; file= names the session here, so the log is log= (or dsn=).
+    const store: Record<string, string> = src.format === 'odbc' ? { format: 'odbc', dsn: src.file } : src.file ? { format: src.format, log: src.file } : src.format === 'db' ? { format: 'db' } : {};
+    const where = src.format === 'ff' ? (src.file ? `flat file ${src.file}` : 'configured event log') : src.format === 'odbc' ? `ODBC source ${src.file}` : `database${src.file ? ` ${src.file}` : ''}`;
+    const how: Record<string, string> = { uniqueid: 'by the session\'s uuid', iolog: 'by the I/O log path the records name', time: 'by submit time, user, host and command (the log names no session)' };
     try {
-      const ans = await ctx.api.get<{ events: EventRecord[] }>('/REST/v2.0/events', { ...sourceParams(src), uniqueid, dump: 1, verbose: 1, limit: 20 }, ac.signal);
-      if (!ans.events.length) eventsBox.append(h('p', { class: 'muted' }, 'No event record has this uniqueid.'));
-      else {
-        const link = h('a', { href: `./?view=events&${new URLSearchParams({ ...sourceParams(src), uniqueid, dump: '1' }).toString()}` }, 'Open in the events view');
-        link.addEventListener('click', (ev) => {
-          ev.preventDefault();
-          ctx.navigate({ view: 'events', ...sourceParams(src), uniqueid, dump: '1' });
-        });
-        eventsBox.append(eventTable(ctx, ans.events, { dump: true }), h('p', {}, link));
+      const ans = await ctx.api.get<{ match: string; uniqueid: string | null; events: EventRecord[] }>('/REST/iolog/events', { file, ...store }, ac.signal);
+      if (!ans.events.length) {
+        eventsBox.append(h('p', { class: 'muted', 'data-match': 'none' }, `No record in the ${where} is this session's (none has its uuid, names its I/O log, or was submitted at its start by its user).`));
+        return;
       }
+      eventsBox.append(h('p', { class: 'muted', 'data-match': ans.match }, `Records in the ${where}, linked ${how[ans.match] ?? ans.match}:`));
+      const uniqueid = ans.uniqueid ?? '';
+      const params = { ...sourceParams(src), uniqueid, dump: '1' };
+      const link = h('a', { href: `./?view=events&${new URLSearchParams(params).toString()}` }, 'Open in the events view');
+      link.addEventListener('click', (ev) => {
+        ev.preventDefault();
+        ctx.navigate({ view: 'events', ...params });
+      });
+      eventsBox.append(eventTable(ctx, ans.events, { dump: true }));
+      if (uniqueid) eventsBox.append(h('p', {}, link));
     } catch (err) {
       if ((err as Error).name === 'AbortError') return;
       eventsBox.append(errorBox(explain(err)));
