@@ -1,6 +1,8 @@
 // `evio iolog chunk|variables|search|list|index|export`: the I/O-log engine functions from the
 // command line. Answers are the JSON bodies the HTTP service gives; export writes asciicast.
-import { createWriteStream } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createWriteStream, realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import {
@@ -20,6 +22,7 @@ import { IOLOG_LIST_PARAMS, IOLOG_LIST_REPEATABLE } from '../app/routes/iolog.js
 import { refuseAuditOutput } from '../app/audit.js';
 import { iologEvents } from '../app/session-events.js';
 import { parseFlags, wantsHelp } from './flags.js';
+import { evioError } from '../errors.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
 
 interface Sub {
@@ -133,18 +136,27 @@ const SUBS: Record<string, Sub> = {
     },
   },
   list: {
-    usage: 'evio iolog list [--path GLOB] [--from TIME] [--to TIME] [--submituser W] [--submithost W] [--runuser W] [--runhost W] [--runcmd W] [--runargv W] [--cwd W] [--tty W] [--match all|any] [--start N] [--len N] [--refresh 0|1]',
+    usage: 'evio iolog list [--json] [--path GLOB] [--from TIME] [--to TIME] [--submituser W] [--submithost W] [--runuser W] [--runhost W] [--runcmd W] [--runargv W] [--cwd W] [--tty W] [--match all|any] [--start N] [--len N] [--refresh 0|1]',
     help:
-      'Prints the cached list of sessions {result:[...]}, updating the index first unless it is current (no session directory added or removed since its last update).\n' +
+      'Prints the cached list of sessions, updating the index first unless it is current (no session directory added or removed since its last update):\n' +
+      'on a terminal a table (start, user, run-as user, host, session ID, command) like sudoreplay -l; piped or with --json, {result:[...]}.\n' +
       'A wildcard flag given more than once matches any of its values (--runuser root --runuser admin);\n' +
       '--match any lists sessions matching any one filter instead of all. TIME: a date, Unix seconds, now, today, yesterday, -7d, -2h, -30m.\n' +
       'When --len cuts the list, the answer ends with "more":true,"next":{"start":N}: run again with --start N.',
     flags: Object.keys(IOLOG_LIST_PARAMS),
+    bools: ['json'],
     repeatable: IOLOG_LIST_REPEATABLE,
     positionals: [],
     async run(a, io) {
-      const page = await iologListPage(io.engine(), a, io.signal);
-      return printJson(io, { result: page.result, ...(page.more ? { more: true, next: page.next } : {}) });
+      const { json, ...params } = a;
+      const page = await iologListPage(io.engine(), params, io.signal);
+      if (json === '1' || !io.out.isTTY) return printJson(io, { result: page.result, ...(page.more ? { more: true, next: page.next } : {}) });
+      const { sessionTable } = await import('./session-table.js');
+      const roots = io.settings().iologdirs.map((r) => { try { return realpathSync(r); } catch { return r; } });
+      const width = (io.out as { columns?: number }).columns ?? 0;
+      io.out.write(sessionTable(page.result, roots, width));
+      if (page.more) io.out.write(`(more: evio iolog list --start ${page.next!.start} ...)\n`);
+      return 0;
     },
   },
   index: {
@@ -199,7 +211,7 @@ const EXAMPLES: Record<string, string> = {
 
 function subHelp(name: string): string {
   const s = SUBS[name]!;
-  return `Usage: ${s.usage}\n\n${s.help}\nFILE and DIR are absolute or relative to the first I/O log root (iologdirs).\n\nExample:\n  ${EXAMPLES[name]}\n`;
+  return `Usage: ${s.usage}\n\n${s.help}\nFILE and DIR are absolute or relative to the first I/O log root (iologdirs); a sudo session ID (000001)\nnames 00/00/01. -d ROOT (sudoreplay's form) makes ROOT the only root of this command.\n\nExample:\n  ${EXAMPLES[name]}\n`;
 }
 
 const GROUP_HELP = `Usage: evio iolog COMMAND [ARGS...]
@@ -212,6 +224,7 @@ ${Object.entries(SUBS)
   evio iolog screen FILE [--at SECONDS] [--json] [--cells]
   evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS] [--raw]
 
+-d ROOT (or --dir ROOT), anywhere: ROOT is this command's only I/O log root, as sudoreplay -d.
 Run evio iolog COMMAND --help for details.
 
 Example:
@@ -227,11 +240,56 @@ function toParams(name: string, sub: Sub, argv: readonly string[]): Params {
   return params;
 }
 
+/**
+ * sudoreplay's `-d DIR ID` form: `-d DIR` (or `--dir DIR`) anywhere among an iolog command's
+ * arguments makes DIR this command's only I/O log root, as sudoreplay's -d sets its iolog_dir,
+ * so that `evio iolog play -d /var/log/sudo-io 000001` plays DIR/00/00/01. The cached session
+ * list of such a root is kept apart (its own index file beside iologcache), so that listing
+ * another root never drops the configured roots' sessions from their index.
+ */
+export function takeRootFlag(argv: readonly string[]): { argv: string[]; dir: string | undefined } {
+  const rest: string[] = [];
+  let dir: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    let value: string | undefined;
+    if (a === '-d' || a === '--dir') {
+      value = argv[++i];
+      if (value === undefined || value === '') throw usageError(`${a} needs a directory (the I/O log root, as sudoreplay's -d)`);
+    } else if (a.startsWith('--dir=')) value = a.slice(6);
+    else {
+      rest.push(a);
+      continue;
+    }
+    if (dir !== undefined) throw usageError('give -d DIR once');
+    dir = value;
+  }
+  return { argv: rest, dir };
+}
+
+function useRoot(io: CliIo, dir: string): void {
+  let real: string;
+  try {
+    real = realpathSync(resolve(dir));
+  } catch {
+    throw evioError('NOT_FOUND', `-d ${dir}: no such directory (resolved as ${resolve(dir)})`);
+  }
+  const settings = io.settings();
+  settings.iologdirs = [real];
+  settings.iologcache = settings.iologcache.replace(/(\.sqlite)?$/, `.d-${createHash('sha256').update(real).digest('hex').slice(0, 12)}.sqlite`);
+}
+
 export const iologCommand: CliCommand = {
   name: 'iolog',
   summary: 'I/O logs: chunk, variables, events, ls, search, commands, list, index, export, replay, screen, play',
-  async run(argv, io) {
-    const [name, ...rest] = argv;
+  async run(argvIn, io) {
+    const taken = takeRootFlag(argvIn);
+    if (taken.dir !== undefined) useRoot(io, taken.dir);
+    const [name, ...rest] = taken.argv;
     if (!name || name === '--help' || name === '-h' || name === 'help') {
       io.out.write(GROUP_HELP);
       return name ? 0 : 2;

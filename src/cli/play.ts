@@ -10,13 +10,16 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { KeyInput, playCommands, playFrames, playStart, type PlayCommand } from '../app/iolog-play.js';
+import { iologEventSession } from '../app/iolog.js';
 import { evioError } from '../errors.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
 import { usageError, type CliIo } from './io.js';
 
 export const PLAY_HELP = `Usage: evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS] [--follow] [--raw]
 
-Plays a session's output in this terminal at its recorded pace, like sudoreplay.
+Plays a session's output in this terminal at its recorded pace, like sudoreplay. As sudoreplay
+does, it first says what it replays (\`Replaying sudo session: COMMAND\`, on standard error) and
+warns when this terminal is smaller than the session was.
   --speed X          faster (2, 16) or slower (0.5); 1/16 to 64, default 1
   --at SECONDS       start at that time: the screen there is drawn first (from the seek index)
   --idle-limit S     pauses longer than S seconds (after the speed) are cut to S; default 2,
@@ -154,6 +157,22 @@ function keyReader(state: PlayState, onNext: () => void): { drain(): Promise<voi
   return { drain, close };
 }
 
+/**
+ * sudoreplay's header and size warning, on standard error (standard output stays the session's
+ * bytes, also when piped): `Replaying sudo session: COMMAND`, and when the terminal is smaller
+ * than the session, sudoreplay's warning with both geometries (lines x columns). evio does not
+ * resize the terminal as sudoreplay does with CSI 8 t: that window operation is what the filter
+ * keeps a recording from doing.
+ */
+async function playHeader(io: CliIo, engine: ReturnType<CliIo['engine']>, file: string, start: { cols: number; rows: number }): Promise<void> {
+  const session = await iologEventSession(engine, { iolog: file }).catch(() => null);
+  if (session?.runcmd) io.err.write(`Replaying sudo session: ${session.runcmd}\n`);
+  const out = io.out as Writable & { isTTY?: boolean; columns?: number; rows?: number };
+  if (out.isTTY && out.columns && out.rows && (out.columns < start.cols || out.rows < start.rows)) {
+    io.err.write(`Warning: your terminal is too small to properly replay the log.\nLog geometry is ${start.rows} x ${start.cols}, your terminal's geometry is ${out.rows} x ${out.columns}.\n`);
+  }
+}
+
 export async function runPlay(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, PLAY_HELP, io.out)) return 0;
   const f = parseFlags(argv, { command: 'iolog play', values: ['speed', 'at', 'idle-limit'], switches: ['raw', 'follow'], positionals: 1 });
@@ -171,6 +190,7 @@ export async function runPlay(argv: string[], io: CliIo): Promise<number> {
   const signal = AbortSignal.any([io.signal, stopping.signal]);
   const state = new PlayState(speed);
   let start = await playStart(engine, file, at, signal, options);
+  await playHeader(io, engine, file, start);
   let commands: Promise<PlayCommand[] | null> | null = null;
   let now = at === undefined ? 0 : Number(at);
   const onNext = () => {

@@ -4,29 +4,17 @@
 // the real sudo in the test (a drop-in scoped to run-as users of the test's own), their event
 // logs imported with `evio events import`, and the links checked in the library, over REST and
 // in the CLI.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iologEvents } from '../../src/app/session-events.js';
 import { makeHome, serve, signed, type TestHome } from '../http/server/helpers.js';
 import type { RunningServer } from '../../src/http/server.js';
+import { canRecordWithSudo, ensureUser, sudoOnTerminal, withSudoers } from '../helpers/real-sudo.js';
 
 const USERS = { json: 'evio-lj', template: 'evio-lx', text: 'evio-lt' };
-const DROPIN = `/etc/sudoers.d/zz-evio-links-test-${process.pid}`;
 const bin = new URL('../../bin/evio.js', import.meta.url).pathname;
-
-function canRunSudo(): boolean {
-  const ok = process.getuid?.() === 0 && spawnSync('sudo', ['-V']).status === 0 && spawnSync('script', ['-V']).status === 0;
-  if (!ok && process.env.CI) throw new Error('the session-events test needs root, Debian sudo and script(1) in CI');
-  if (!ok) console.warn('skipping the session-events test: it needs root (a sudoers drop-in), sudo and script(1)');
-  return ok;
-}
-
-function sudo(runas: string, script: string): void {
-  // script(1) gives sudo a terminal, so the session has ttyout as an interactive one would.
-  spawnSync('script', ['-qec', `sudo -u ${runas} sh -c '${script}'`, '/dev/null'], { stdio: 'ignore' });
-}
 
 function evio(home: TestHome, args: string[]): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, EVIO_CONFIG: join(home.dir, 'settings.json') } });
@@ -48,7 +36,7 @@ function sessionsUnder(io: string): string[] {
   return out.sort();
 }
 
-const enabled = canRunSudo();
+const enabled = canRecordWithSudo('the session-events test');
 
 describe.skipIf(!enabled)('a session and its events, on logs Debian sudo wrote', () => {
   let home: TestHome;
@@ -61,29 +49,23 @@ describe.skipIf(!enabled)('a session and its events, on logs Debian sudo wrote',
     home = makeHome();
     io = join(home.dir, 'io');
     mkdirSync(io, { mode: 0o700 });
-    for (const u of Object.values(USERS)) if (spawnSync('id', [u]).status !== 0) execFileSync('useradd', ['-M', '-s', '/bin/sh', u]);
+    for (const u of Object.values(USERS)) ensureUser(u);
     const common = `log_input, log_output, iolog_dir=${io}, log_exit_status, !syslog`;
-    writeFileSync(
-      DROPIN,
+    withSudoers(
+      'links',
       [
         `Defaults>${USERS.json} ${common}, log_format=json, logfile=${join(home.dir, 'sudo.json')}`,
         `Defaults>${USERS.template} ${common}, log_format=json, logfile=${join(home.dir, 'sudo.json')}, iolog_file=%{user}/%{runas_user}-XXXXXX`,
         `Defaults>${USERS.text} ${common}, log_format=sudo, logfile=${join(home.dir, 'sudo.log')}, log_year`,
-        '',
-      ].join('\n'),
-      { mode: 0o440 },
+      ],
+      () => {
+        sudoOnTerminal(USERS.json, 'echo first; exit 2');
+        sudoOnTerminal(USERS.json, 'echo second');
+        sudoOnTerminal(USERS.template, 'echo tpl-one; exit 4');
+        sudoOnTerminal(USERS.template, 'echo tpl-two');
+        sudoOnTerminal(USERS.text, 'echo from-text; exit 5');
+      },
     );
-    chmodSync(DROPIN, 0o440);
-    expect(spawnSync('visudo', ['-c', '-f', DROPIN]).status).toBe(0);
-    try {
-      sudo(USERS.json, 'echo first; exit 2');
-      sudo(USERS.json, 'echo second');
-      sudo(USERS.template, 'echo tpl-one; exit 4');
-      sudo(USERS.template, 'echo tpl-two');
-      sudo(USERS.text, 'echo from-text; exit 5');
-    } finally {
-      rmSync(DROPIN, { force: true });
-    }
     // The stores an auditor imports the logs into.
     stores.json = join(home.dir, 'json.ndjson');
     stores.text = join(home.dir, 'text.ndjson');
@@ -108,7 +90,6 @@ describe.skipIf(!enabled)('a session and its events, on logs Debian sudo wrote',
   }, 120_000);
 
   afterAll(async () => {
-    rmSync(DROPIN, { force: true });
     await server?.close();
     await home?.cleanup();
   });
