@@ -4,6 +4,8 @@ export interface LoadOptions {
   connections?: number;
   appendEveryMs?: number;
   warmupSeconds?: number;
+  /** Records of the static, indexed flat-file log (default 100000). */
+  indexedEvents?: number;
   log?: (s: string) => void;
 }
 export interface LoadResult {
@@ -14,6 +16,8 @@ export interface LoadResult {
   latencyP50: number;
   latencyP99: number;
   latencyMax: number;
+  /** Per class of call (query, indexed, chunk, replay, screen, search, list): ms from signing to answer. */
+  byKind: Record<string, { count: number; p50: number | null; p99: number | null; max: number | null }>;
   statusCodes: Record<string, number>;
   non2xx: number;
   errors: number;
