@@ -3,7 +3,9 @@
 import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { generateEvents } from '../eventlog/generate.js';
+import { generateEvents, recordLine, type KeyOrder } from '../eventlog/generate.js';
+
+export { KEY_ORDERS, type KeyOrder } from '../eventlog/generate.js';
 import { generateSessions } from '../iolog/generate-sessions.js';
 import { writeEventSession } from '../iolog/generate-shell-session.js';
 
@@ -21,6 +23,11 @@ export interface GenerateEventsRequest {
   iologRoot?: string | undefined;
   /** With iologRoot: about this many sessions at most (fewer K records, the rest plain accepts). */
   maxSessions?: number | undefined;
+  /** evio's key order (default), another program's (recnum last), or no recnum at all. */
+  keyOrder?: KeyOrder | undefined;
+  /** Distinct submitting users and hosts (defaults 200 and 300). */
+  users?: number | undefined;
+  hosts?: number | undefined;
   signal?: AbortSignal;
   onProgress?: (written: number) => void;
 }
@@ -44,6 +51,8 @@ export async function generateEventLog(r: GenerateEventsRequest): Promise<{ even
     count: r.count,
     seed: r.seed,
     ...(r.start !== undefined ? { start: r.start } : {}),
+    ...(r.users !== undefined ? { users: r.users } : {}),
+    ...(r.hosts !== undefined ? { hosts: r.hosts } : {}),
     ...(iologRoot !== undefined ? { iologRoot, keystrokeShare: keystrokeShare(r.count, r.maxSessions) } : {}),
   };
   let buf = '';
@@ -66,7 +75,7 @@ export async function generateEventLog(r: GenerateEventsRequest): Promise<{ even
       });
       sessions++;
     }
-    buf += `${JSON.stringify(rec)}\n`;
+    buf += `${recordLine(rec, r.keyOrder)}\n`;
     if (++n % 2000 === 0) {
       if (!ws.write(buf)) await new Promise<void>((done) => ws.once('drain', () => done()));
       buf = '';

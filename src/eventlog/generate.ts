@@ -40,6 +40,10 @@ export interface GenerateOptions {
    * field is unchanged: a demo keeps few enough sessions to write them all.
    */
   keystrokeShare?: number;
+  /** How many distinct submitting users (default 200: one user on ~0.5 % of the records). */
+  users?: number;
+  /** How many distinct hosts (default 300). */
+  hosts?: number;
 }
 
 interface Open {
@@ -59,13 +63,15 @@ function insertByDue(open: Open[], item: Open): void {
   open.splice(lo, 0, item);
 }
 
+const positive = (n: number | undefined, dflt: number): number => (n !== undefined && Number.isInteger(n) && n > 0 ? n : dflt);
+
 const pick = <T>(rnd: () => number, list: ReadonlyArray<T>): T => list[Math.floor(rnd() * list.length)]!;
 
 /** Yields `count` records in recnum order. */
 export function* generateEvents(opts: GenerateOptions): Generator<StoredEvent> {
   const rnd = prng(opts.seed);
-  const users = Array.from({ length: 200 }, (_, i) => `${FIRST[i % FIRST.length]}${i < FIRST.length ? '' : i}`);
-  const hosts = Array.from({ length: 300 }, (_, i) => `${pick(rnd, ROLES)}${String(i).padStart(3, '0')}.${SITES[i % SITES.length]}.example.com`);
+  const users = Array.from({ length: positive(opts.users, 200) }, (_, i) => `${FIRST[i % FIRST.length]}${i < FIRST.length ? '' : i}`);
+  const hosts = Array.from({ length: positive(opts.hosts, 300) }, (_, i) => `${pick(rnd, ROLES)}${String(i).padStart(3, '0')}.${SITES[i % SITES.length]}.example.com`);
   const masters = SITES.map((s) => `pmmaster.${s}.example.com`);
   const root = opts.iologRoot ?? '/var/log/sudo-io';
   let time = opts.start ?? 1_767_225_600; // 2026-01-01T00:00:00Z
@@ -134,4 +140,25 @@ export function* generateEvents(opts: GenerateOptions): Generator<StoredEvent> {
     }
     yield rec;
   }
+}
+
+/**
+ * The key orders a generated log can be written in: evio's own (recnum first, as evio writes
+ * its logs), another program's (the same fields, recnum last, the fields in another order), or
+ * no recnum at all (the reader numbers lines). Benchmarks must also run on logs evio did not
+ * write (BENCHMARKS.md, section 11).
+ */
+export const KEY_ORDERS = ['evio', 'recnum-last', 'no-recnum'] as const;
+export type KeyOrder = (typeof KEY_ORDERS)[number];
+
+const FOREIGN_ORDER = ['time', 'etype', 'submithost', 'submituser', 'runhost', 'runuser', 'runcommand', 'runargv', 'cwd', 'ttyname', 'masterhost', 'iolog', 'reason', 'exitstatus', 'exitcode', 'signal', 'uniqueid', 'recnum'];
+
+/** One record as an NDJSON line (without the newline) in the given key order. */
+export function recordLine(rec: StoredEvent, order: KeyOrder = 'evio'): string {
+  if (order === 'evio') return JSON.stringify(rec);
+  const out: Record<string, unknown> = {};
+  const r = rec as unknown as Record<string, unknown>;
+  for (const k of FOREIGN_ORDER) if (r[k] !== undefined && !(order === 'no-recnum' && k === 'recnum')) out[k] = r[k];
+  for (const k of Object.keys(r)) if (!(k in out) && !(order === 'no-recnum' && k === 'recnum')) out[k] = r[k];
+  return JSON.stringify(out);
 }
