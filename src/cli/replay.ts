@@ -42,14 +42,14 @@ function onePositional(positionals: string[], usage: string): string {
 
 export async function runReplay(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, REPLAY_HELP, io.out)) return 0;
-  const f = parseFlags(argv, { command: 'iolog replay', values: ['term', 'start', 'len'], positionals: 1 });
+  const f = parseFlags(argv, { command: 'iolog replay', values: ['term', 'start', 'len'], switches: ['unredacted'], positionals: 1 });
   const file = onePositional(f.positionals, 'evio iolog replay FILE');
   const params: Record<string, string> = { file };
   const term = strFlag(f, 'term');
   if (term !== undefined) params.term = term;
   if (f.flags.start !== undefined) params.start = String(intFlag(f, 'start', 0));
   if (f.flags.len !== undefined) params.len = String(intFlag(f, 'len', 0));
-  const run = await iologReplay(io.engine(), params, io.signal);
+  const run = await iologReplay(io.engine(), params, io.signal, { unredacted: f.bools.has('unredacted') });
   await write(io.out, `{"file":${JSON.stringify(run.file)},"term":${JSON.stringify(run.term)},"start":${run.start},"len":${run.len},"bytes":${run.bytes},"log":[`);
   let n = 0;
   let buf = '';
@@ -67,10 +67,10 @@ export async function runReplay(argv: string[], io: CliIo): Promise<number> {
 
 export async function runScreen(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, SCREEN_HELP, io.out)) return 0;
-  const f = parseFlags(argv, { command: 'iolog screen', values: ['at'], switches: ['json', 'cells'], positionals: 1 });
+  const f = parseFlags(argv, { command: 'iolog screen', values: ['at'], switches: ['json', 'cells', 'unredacted'], positionals: 1 });
   const file = onePositional(f.positionals, 'evio iolog screen FILE');
   const at = strFlag(f, 'at');
-  const screen = await iologScreen(io.engine(), { file, ...(at !== undefined ? { at } : {}), ...(f.bools.has('cells') ? { cells: '1' } : {}) }, io.signal);
+  const screen = await iologScreen(io.engine(), { file, ...(at !== undefined ? { at } : {}), ...(f.bools.has('cells') ? { cells: '1' } : {}) }, io.signal, { unredacted: f.bools.has('unredacted') });
   if (f.bools.has('json')) {
     const { warnings, ...body } = screen;
     await write(io.out, `${JSON.stringify({ ...body, ...(warnings.length ? { warnings } : {}), status: 0 })}\n`);
