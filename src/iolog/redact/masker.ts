@@ -43,7 +43,8 @@ export interface MaskOptions {
   passprompt: string;
   /**
    * Called for each match masked (`redact test`): the rule ("password" for a typed password),
-   * the stream, the match's offset in that stream's bytes and its length. Never the bytes.
+   * the stream, the match's offset in that stream's bytes and its length; never the bytes. A
+   * rule's match may be reported more than once (the same offset, as long or longer).
    */
   onHit?: (rule: string, stream: IoStream, offset: number, length: number) => void;
 }
@@ -234,8 +235,9 @@ export class SessionMasker {
         if (!seen.has(h.base + start)) {
           seen.add(h.base + start);
           this.hits.set(r.name, (this.hits.get(r.name) ?? 0) + 1);
-          this.onHit?.(r.name, stream, h.base + start, m[0].length);
         }
+        // Every time it is seen: a match that grows as bytes arrive is reported again, longer.
+        this.onHit?.(r.name, stream, h.base + start, m[0].length);
       }
     }
   }
