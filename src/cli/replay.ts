@@ -6,25 +6,29 @@ import { iologReplay, iologScreen } from '../app/iolog.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import { usageError, type CliIo } from './io.js';
 
-export const REPLAY_HELP = `Usage: evio iolog replay FILE [--term T] [--start N] [--len N]
+export const REPLAY_HELP = `Usage: evio iolog replay FILE [--term T] [--start N] [--len N] [--unredacted]
 
 Prints a byte range of a session as replay items: {file, term, start, len, bytes,
 log:[{type:"token", name, values?} | {type:"text", time, value}]}. Token names are terminfo
 capability names of T (default: the session's TERM, else xterm-256color); docs/replay.md lists
 them. len defaults to 65536 and is clamped to 1048576.
+When the redact setting holds rules, what they match reads as * (and what was typed after a
+password prompt); --unredacted reads the session as recorded.
 FILE is absolute or relative to the first I/O log root (iologdirs).
 
 Example:
   evio iolog replay 00/00/01 --term xterm-256color --start 0 --len 4096
 `;
 
-export const SCREEN_HELP = `Usage: evio iolog screen FILE [--at SECONDS] [--json] [--cells]
+export const SCREEN_HELP = `Usage: evio iolog screen FILE [--at SECONDS] [--json] [--cells] [--unredacted]
 
 Prints the terminal screen of a session as text, one line per row (trailing empty rows left
 out), after the output up to SECONDS from its start (default: the end of the session).
 --json prints the answer of GET /REST/iolog/screen instead (cursor, offset, duration, repaint;
 --cells adds every cell). The screen comes from the nearest keyframe of the session's seek
-index, built the first time the session is seeked in.
+index, built the first time the session is seeked in (not for a redacted read: it replays
+from the start). When the redact setting holds rules, what they match reads as * (and what was typed after a
+password prompt); --unredacted reads the session as recorded.
 FILE is absolute or relative to the first I/O log root (iologdirs).
 
 Example:
