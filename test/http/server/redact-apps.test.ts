@@ -58,6 +58,8 @@ const CALLS = [
   '/REST/iolog/screen?file=s1',
   '/REST/iolog/commands?file=s1',
   `/REST/iolog/search?file=**&query=any:.&detail=1`,
+  '/REST/iolog/export?file=s1&format=asciicast',
+  '/REST/iolog/export?file=s1&format=asciicast&raw=1',
 ];
 
 describe('redaction per app', () => {
@@ -95,6 +97,16 @@ describe('redaction per app', () => {
     }
     const f = await signed(server, 'forensics', 'GET', `/REST/iolog/search?file=**&query=${encodeURIComponent(`any:${KEY}`)}`);
     expect((f.body.iologs as string[]).length).toBe(1);
+  });
+
+  it('exports over REST as a file, and answers a bad export request with its code as JSON', async () => {
+    const server = await setUp();
+    const a = await signed(server, 'admin', 'GET', '/REST/iolog/export?file=s1&format=asciicast');
+    expect(a.headers['content-type']).toBe('application/x-asciicast');
+    expect(JSON.parse(a.text.split('\n')[0]!)).toMatchObject({ version: 2, width: 80, height: 24 });
+    const bad = await signed(server, 'admin', 'GET', '/REST/iolog/export?file=s1&format=gif');
+    expect(bad.http).toBe(400);
+    expect(bad.body.status).toBe(1417);
   });
 
   it('refuses the raw download to a redacted app (1465) and gives it to the unredacted one', async () => {
