@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { APPS, KEYS, makeHome, serve, serverPerTest, signed } from './helpers.js';
 import { parseRedactRules } from '../../../src/settings-redact.js';
+import { parseKeystore } from '../../../src/keystore.js';
 
 const KEY = 'AKIAIOSFODNN7EXAMPLE';
 const PASSWORD = 'hunter2-Xq9';
@@ -61,6 +62,15 @@ const CALLS = [
   '/REST/iolog/export?file=s1&format=asciicast',
   '/REST/iolog/export?file=s1&format=asciicast&raw=1',
 ];
+
+describe('the keystore permission', () => {
+  it('takes "unredacted": true or false, and refuses anything else', () => {
+    const app = (extra: Record<string, unknown>) => JSON.stringify({ apps: { a: { key: 'k'.repeat(32), scheme: 'hmac-sha256', created: '', ...extra } } });
+    expect(parseKeystore('ks', app({ unredacted: true })).apps.a!.unredacted).toBe(true);
+    expect(parseKeystore('ks', app({})).apps.a!.unredacted).toBeUndefined();
+    expect(() => parseKeystore('ks', app({ unredacted: 'yes' }))).toThrow(/^1607 .*"unredacted" that is not true or false/);
+  });
+});
 
 describe('redaction per app', () => {
   const held = serverPerTest();

@@ -78,6 +78,21 @@ describe('a session read through the rules', () => {
     }
   });
 
+  it('masks a match that grows as its records arrive (a token already long enough to match in its first part), at every split', async () => {
+    const token = 'abcdefghijklmnopqrstuvwxyz0123456789ABCD';
+    const bearer: RedactView = { rules: parseRedactRules([{ name: 'bearer-token' }], 'test'), maskPasswords: false, passprompt: 'x' };
+    const line = `Authorization: Bearer ${token}\r\n`;
+    const at = line.indexOf(token);
+    for (let k = 1; k < line.length; k++) {
+      const dir = session([
+        ['stdout', line.slice(0, k)],
+        ['stdout', line.slice(k)],
+      ]);
+      const masked = await read(new RedactedSession(new SudoSession(dir), bearer));
+      expect(masked.all, `split at ${k}`).toBe(`${line.slice(0, at)}${stars(token.length)}\r\n`);
+    }
+  });
+
   it('masks a secret that a range edge cuts, at every edge, keeping positions', async () => {
     const dir = session([
       ['ttyout', '$ cat creds\r\n'],
