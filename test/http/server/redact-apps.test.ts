@@ -145,6 +145,13 @@ describe('redaction per app', () => {
     expect(plain.status, plain.stderr).toBe(0);
     expect(plain.stdout).toContain(KEY.slice(8));
 
+    const called = run('--config', settingsFile, 'call', 'GET', '/REST/iolog?file=s1');
+    expect(called.status, called.stderr).toBe(0);
+    const calledBlobs = decodedBlobs(JSON.parse(called.stdout) as Record<string, unknown>);
+    for (const leak of LEAKS) expect(calledBlobs).not.toContain(leak);
+    const calledPlain = run('--config', settingsFile, 'call', 'GET', '/REST/iolog?file=s1', '--unredacted');
+    expect(decodedBlobs(JSON.parse(calledPlain.stdout) as Record<string, unknown>)).toContain(KEY.slice(8));
+
     const test = run('redact', 'test', settingsFile, session);
     expect(test.status, test.stderr).toBe(0);
     for (const leak of LEAKS) expect(test.stdout).not.toContain(leak);
