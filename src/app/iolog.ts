@@ -26,6 +26,7 @@ import type { SeekBuildStats, SeekScreenResult } from '../iolog/seek.js';
 import { lstat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { dropFromSeekIndex, seekIndexPath } from '../iolog/seek-store.js';
+import { castCacheDirForSeek, dropV1Caches } from '../iolog/cast-v1-store.js';
 import type { EventSession } from '../iolog/event-session.js';
 
 export type { Params } from '../iolog/params.js';
@@ -279,6 +280,7 @@ export function removeIologsFromIndex(engine: Engine, paths: readonly string[]):
   // The seek index is a cache: a failure to clean it only leaves rows no session matches.
   try {
     dropFromSeekIndex(seekIndexPath(engine.settings.iologcache), paths.map((p) => resolve(p)));
+    dropV1Caches(castCacheDirForSeek(seekIndexPath(engine.settings.iologcache)), paths.map((p) => resolve(p)));
   } catch {
     // ignored
   }

@@ -42,6 +42,8 @@ export interface V1IndexEntry {
 
 export interface V1CacheMeta {
   format: number;
+  /** The cast file's real path (the purge finds the caches of what it removed by it). */
+  path: string;
   sig: string;
   variables: Variables;
   scan: ScanResult;
@@ -55,10 +57,7 @@ export interface V1Cache {
   frames: string;
 }
 
-/** The cast cache folder that goes with a seek index file (iologcache-seek.sqlite → iologcache-cast-v1). */
-export function castCacheDirForSeek(seekFile: string): string {
-  return seekFile.replace(/-seek\.sqlite$/, '') + '-cast-v1';
-}
+export { castCacheDirForSeek } from './cast-v1-store.js';
 
 async function signatureOf(path: string): Promise<string> {
   const st = await stat(path);
@@ -144,7 +143,7 @@ export async function buildV1Cache(dir: string, path: string, opts: { signal?: A
     }
     await flush();
     await fh.close();
-    const meta: V1CacheMeta = { format: FORMAT, sig, variables, scan: { bytes: pos, records, sec: Math.floor(ns / 1e9), nsec: ns % 1e9 }, warnings, index };
+    const meta: V1CacheMeta = { format: FORMAT, path, sig, variables, scan: { bytes: pos, records, sec: Math.floor(ns / 1e9), nsec: ns % 1e9 }, warnings, index };
     const mh = await open(metaTmp, 'wx', PRIVATE_FILE_MODE);
     try {
       await mh.writeFile(JSON.stringify(meta));
@@ -212,3 +211,4 @@ export async function* cachedFrames(cache: V1Cache, from: V1IndexEntry, signal?:
     await fh.close();
   }
 }
+
