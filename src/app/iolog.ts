@@ -72,7 +72,9 @@ async function builtFirst<T>(pool: IologPool, sessionRoots: string[], file: stri
 export async function iologVariables(engine: Engine, params: Params, signal?: AbortSignal): Promise<{ file: string; variables: Variables }> {
   const file = required(params, 'file');
   const pool = await iologPool(engine);
-  return pool.run('variables', { roots: roots(engine), file }, signal);
+  const seekFile = seekIndexPath(engine.settings.iologcache);
+  // An asciicast v1 file is read through its cache, built in the heavy lane (builtFirst).
+  return builtFirst(pool, roots(engine), file, seekFile, (build) => pool.run('variables', { roots: roots(engine), file, castCache: castCacheDirForSeek(seekFile), build }, signal), signal);
 }
 
 /** GET /REST/iolog?path=[&filter=] */

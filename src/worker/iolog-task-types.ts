@@ -16,7 +16,8 @@ import type { SeekBuildStats, SeekChunkRequest, SeekScreenRequest, SeekScreenRes
 
 export interface IologTasks {
   chunk: { in: { roots: string[]; file: string; start: number; len: number }; out: ChunkResult };
-  variables: { in: { roots: string[]; file: string }; out: { file: string; variables: Variables } };
+  /** castCache: read an asciicast v1 file through its cache in this folder; build false: never parse it here (buildNeeded). */
+  variables: { in: { roots: string[]; file: string; castCache?: string; build?: boolean }; out: { file: string; variables: Variables } | BuildNeededAnswer };
   listDir: { in: { roots: string[]; path: string; filter?: string; budgetMs?: number }; out: DirListing };
   expandGlob: { in: { roots: string[]; pattern: string; max: number }; out: { sessions: Array<{ kind: SessionKind; path: string }>; more: boolean } };
   /** `budget`: the search request's regex time, shared by all its tasks (absent: per batch only). */

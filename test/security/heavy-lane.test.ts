@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/common/package-root.js';
-import { iologChunk, removeIologsFromIndex } from '../../src/app/iolog.js';
+import { iologChunk, iologVariables, removeIologsFromIndex } from '../../src/app/iolog.js';
 import { castCacheDirForSeek } from '../../src/iolog/cast-v1-cache.js';
 import { seekIndexPath } from '../../src/iolog/seek-store.js';
 import { makeEngine } from '../iolog/helpers.js';
@@ -99,6 +99,9 @@ describe('asciicast v1 is parsed once, in the heavy lane', () => {
       expect(done.slice(1)).toEqual(Array(4).fill(done[1]));
       expect(done[1]).toMatch(/^heavy:\d+$/);
       expect(readdirSync(castCacheDirForSeek(seekIndexPath(engine.settings.iologcache))).filter((f) => f.endsWith('.json'))).toHaveLength(4);
+      // The variables of a v1 cast come from the same cache (nothing more is built).
+      expect(await iologVariables(engine, { file: heavy[0]! })).toMatchObject({ variables: { version: 1, width: 100, height: 30 } });
+      expect(readdirSync(castCacheDirForSeek(seekIndexPath(engine.settings.iologcache)))).toHaveLength(8);
       // A purge of the folder removes their caches.
       removeIologsFromIndex(engine, [root]);
       expect(readdirSync(castCacheDirForSeek(seekIndexPath(engine.settings.iologcache)))).toEqual([]);
