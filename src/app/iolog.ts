@@ -7,7 +7,8 @@ import type { ReplayResult } from '../iolog/replay.js';
 import type { ScreenResult } from '../iolog/screen.js';
 import type { CommandsResult } from '../iolog/commands.js';
 import { evioError } from '../errors.js';
-import { iologPool } from '../worker/pool.js';
+import { iologPool, type IologPool } from '../worker/pool.js';
+import { isBuildNeeded, type BuildNeededAnswer } from '../worker/iolog-task-types.js';
 import { formatIsoInZone } from '../common/time-zone.js';
 import type { ChunkResult } from '../iolog/chunk.js';
 import type { Download } from '../iolog/download.js';
@@ -25,6 +26,7 @@ import type { SeekBuildStats, SeekScreenResult } from '../iolog/seek.js';
 import { lstat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { dropFromSeekIndex, seekIndexPath } from '../iolog/seek-store.js';
+import { castCacheDirForSeek, dropV1Caches } from '../iolog/cast-v1-store.js';
 import type { EventSession } from '../iolog/event-session.js';
 import { redactParam, redactViewFor, type IologAccess } from './redact-view.js';
 
@@ -51,14 +53,31 @@ export async function iologChunk(engine: Engine, params: Params, signal?: AbortS
   const len = nonNegativeInt(params, 'len', CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN);
   const pool = await iologPool(engine);
   const at = hasAt ? { atMs: atMilliseconds(params) } : { start };
-  return pool.run('seekChunk', { roots: roots(engine), seekFile: seekIndexPath(engine.settings.iologcache), file, len, ...at, ...redactParam(engine, access) }, signal);
+  const seekFile = seekIndexPath(engine.settings.iologcache);
+  return builtFirst(pool, roots(engine), file, seekFile, (build) => pool.run('seekChunk', { roots: roots(engine), seekFile, file, len, ...at, build, ...redactParam(engine, access) }, signal), signal);
+}
+
+/**
+ * A seek read in the interactive lane that builds nothing there: when the session's seek index
+ * or v1 cache must be built first, it is built in the heavy lane (pool.ts) and the read asked
+ * again (which may then only extend what grew meanwhile).
+ */
+async function builtFirst<T>(pool: IologPool, sessionRoots: string[], file: string, seekFile: string, read: (build: boolean) => Promise<T | BuildNeededAnswer>, signal?: AbortSignal): Promise<T> {
+  const first = await read(false);
+  if (!isBuildNeeded(first)) return first;
+  await pool.run('seekIndex', { roots: sessionRoots, seekFile, file }, signal);
+  const again = await read(true);
+  if (isBuildNeeded(again)) throw evioError('INTERNAL', 'a seek read asked for a build after one');
+  return again;
 }
 
 /** GET /REST/iolog/variables?file= */
 export async function iologVariables(engine: Engine, params: Params, signal?: AbortSignal): Promise<{ file: string; variables: Variables }> {
   const file = required(params, 'file');
   const pool = await iologPool(engine);
-  return pool.run('variables', { roots: roots(engine), file }, signal);
+  const seekFile = seekIndexPath(engine.settings.iologcache);
+  // An asciicast v1 file is read through its cache, built in the heavy lane (builtFirst).
+  return builtFirst(pool, roots(engine), file, seekFile, (build) => pool.run('variables', { roots: roots(engine), file, castCache: castCacheDirForSeek(seekFile), build }, signal), signal);
 }
 
 /** GET /REST/iolog?path=[&filter=] */
@@ -269,6 +288,7 @@ export function removeIologsFromIndex(engine: Engine, paths: readonly string[]):
   // The seek index is a cache: a failure to clean it only leaves rows no session matches.
   try {
     dropFromSeekIndex(seekIndexPath(engine.settings.iologcache), paths.map((p) => resolve(p)));
+    dropV1Caches(castCacheDirForSeek(seekIndexPath(engine.settings.iologcache)), paths.map((p) => resolve(p)));
   } catch {
     // ignored
   }
@@ -303,8 +323,19 @@ export async function iologScreen(engine: Engine, params: Params, signal?: Abort
   const file = required(params, 'file');
   const atMs = atMilliseconds(params);
   const cells = flag(params, 'cells');
+  const cellRows = cellRowsParam(params);
   const pool = await iologPool(engine);
-  return pool.run('seekScreen', { roots: roots(engine), seekFile: seekIndexPath(engine.settings.iologcache), file, atMs, cells, ...redactParam(engine, access) }, signal);
+  const seekFile = seekIndexPath(engine.settings.iologcache);
+  return builtFirst(pool, roots(engine), file, seekFile, (build) => pool.run('seekScreen', { roots: roots(engine), seekFile, file, atMs, cells, build, ...(cellRows ? { cellRows } : {}), ...redactParam(engine, access) }, signal), signal);
+}
+
+/** `cellrows=FIRST-LAST`: the rows (0-based, inclusive) whose cells a screen answer holds. */
+function cellRowsParam(params: Params): { first: number; last: number } | undefined {
+  const v = single(params, 'cellrows');
+  if (v === undefined || v === '') return undefined;
+  const m = /^(\d{1,4})-(\d{1,4})$/.exec(v);
+  if (!m || Number(m[1]) > Number(m[2])) throw evioError('IOLOG_SCREEN_CELLS_TOO_MANY', `cellrows="${v.slice(0, 20)}" is not FIRST-LAST (0-based row numbers, e.g. 0-99)`);
+  return { first: Number(m[1]), last: Number(m[2]) };
 }
 
 /** The screen at a moment replayed from the session's start, without the seek index (the benchmark's baseline). */

@@ -20,12 +20,13 @@ Example:
   evio iolog replay 00/00/01 --term xterm-256color --start 0 --len 4096
 `;
 
-export const SCREEN_HELP = `Usage: evio iolog screen FILE [--at SECONDS] [--json] [--cells] [--unredacted]
+export const SCREEN_HELP = `Usage: evio iolog screen FILE [--at SECONDS] [--json] [--cells [--cellrows FIRST-LAST]] [--unredacted]
 
 Prints the terminal screen of a session as text, one line per row (trailing empty rows left
 out), after the output up to SECONDS from its start (default: the end of the session).
 --json prints the answer of GET /REST/iolog/screen instead (cursor, offset, duration, repaint;
---cells adds every cell). The screen comes from the nearest keyframe of the session's seek
+--cells adds every cell; --cellrows only those of rows FIRST to LAST, 0-based, needed when the
+screen has more than 250000 cells). The screen comes from the nearest keyframe of the session's seek
 index, built the first time the session is seeked in (not for a redacted read: it replays
 from the start). When the redact setting holds rules, what they match reads as * (and what was typed after a
 password prompt); --unredacted reads the session as recorded.
@@ -71,10 +72,11 @@ export async function runReplay(argv: string[], io: CliIo): Promise<number> {
 
 export async function runScreen(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, SCREEN_HELP, io.out)) return 0;
-  const f = parseFlags(argv, { command: 'iolog screen', values: ['at'], switches: ['json', 'cells', 'unredacted'], positionals: 1 });
+  const f = parseFlags(argv, { command: 'iolog screen', values: ['at', 'cellrows'], switches: ['json', 'cells', 'unredacted'], positionals: 1 });
   const file = onePositional(f.positionals, 'evio iolog screen FILE');
   const at = strFlag(f, 'at');
-  const screen = await iologScreen(io.engine(), { file, ...(at !== undefined ? { at } : {}), ...(f.bools.has('cells') ? { cells: '1' } : {}) }, io.signal, { unredacted: f.bools.has('unredacted') });
+  const cellrows = strFlag(f, 'cellrows');
+  const screen = await iologScreen(io.engine(), { file, ...(at !== undefined ? { at } : {}), ...(f.bools.has('cells') ? { cells: '1' } : {}), ...(cellrows !== undefined ? { cellrows } : {}) }, io.signal, { unredacted: f.bools.has('unredacted') });
   if (f.bools.has('json')) {
     const { warnings, ...body } = screen;
     await write(io.out, `${JSON.stringify({ ...body, ...(warnings.length ? { warnings } : {}), status: 0 })}\n`);

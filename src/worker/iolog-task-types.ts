@@ -17,7 +17,8 @@ import type { SeekBuildStats, SeekChunkRequest, SeekScreenRequest, SeekScreenRes
 
 export interface IologTasks {
   chunk: { in: { roots: string[]; file: string; start: number; len: number; redact?: RedactView }; out: ChunkResult };
-  variables: { in: { roots: string[]; file: string }; out: { file: string; variables: Variables } };
+  /** castCache: read an asciicast v1 file through its cache in this folder; build false: never parse it here (buildNeeded). */
+  variables: { in: { roots: string[]; file: string; castCache?: string; build?: boolean }; out: { file: string; variables: Variables } | BuildNeededAnswer };
   listDir: { in: { roots: string[]; path: string; filter?: string; budgetMs?: number }; out: DirListing };
   expandGlob: { in: { roots: string[]; pattern: string; max: number }; out: { sessions: Array<{ kind: SessionKind; path: string }>; more: boolean } };
   /** `budget`: the search request's regex time, shared by all its tasks (absent: per batch only). */
@@ -28,8 +29,9 @@ export interface IologTasks {
   replay: { in: ReplayRequest & { roots: string[] }; out: ReplayResult };
   screen: { in: ScreenRequest & { roots: string[] }; out: ScreenResult };
   /** Through the seek index (keyframes), built or extended first when the session is new or grew. */
-  seekScreen: { in: SeekScreenRequest & { roots: string[]; seekFile: string }; out: SeekScreenResult };
-  seekChunk: { in: SeekChunkRequest & { roots: string[]; seekFile: string }; out: ChunkResult & { at?: number } };
+  seekScreen: { in: SeekScreenRequest & { roots: string[]; seekFile: string }; out: SeekScreenResult | BuildNeededAnswer };
+  seekChunk: { in: SeekChunkRequest & { roots: string[]; seekFile: string }; out: (ChunkResult & { at?: number }) | BuildNeededAnswer };
+  /** The heavy lane: brings a session's seek index (or an asciicast v1 file's cache) up to date. */
   seekIndex: { in: { roots: string[]; seekFile: string; file: string }; out: SeekBuildStats & { file: string; bytes: number; duration: number } };
   commands: { in: CommandsRequest & { roots: string[] }; out: CommandsResult };
   /** Readiness: a worker thread starts and answers. */
@@ -37,5 +39,15 @@ export interface IologTasks {
   /** Metrics: sessions in the index; null when it has not been built. */
   indexCount: { in: { indexFile: string }; out: number | null };
 }
+
+/**
+ * What an interactive task called with build: false answers when the session's seek index or
+ * v1 cache must be built first: the caller runs seekIndex (the heavy lane), then asks again.
+ */
+export interface BuildNeededAnswer {
+  buildNeeded: true;
+}
+
+export const isBuildNeeded = (v: unknown): v is BuildNeededAnswer => typeof v === 'object' && v !== null && (v as { buildNeeded?: unknown }).buildNeeded === true;
 
 export type IologTaskName = keyof IologTasks;
