@@ -14,7 +14,7 @@ import { openSession } from './locate.js';
 import { recognisePrompt } from './prompt.js';
 import { checkAborted } from './session.js';
 import type { StreamName } from './timing.js';
-import { LINE_FLAGS, TypedInput, type LineFlags, type TypedLine } from './typed-input.js';
+import { LINE_FLAGS, TypedInput, type LineFlags, type TypedLine } from '../replay/text/typed-input/index.js';
 
 export interface CommandsRequest {
   file: string;

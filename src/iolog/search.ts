@@ -14,8 +14,8 @@ import { DETAIL_LINE_CHARS, DETAIL_LINES_PER_SESSION, REGEX_BATCH_CHARS, REGEX_B
 import { cachedMatcher, compileUserRegex } from './regex-budget.js';
 import type { RegexBudget } from './request-budget.js';
 import { checkAborted, type IologSession } from './session.js';
-import { stripperFactory, type TextExtractor, type TextExtractorFactory, type TextLine } from './text.js';
-import { TypedInput } from './typed-input.js';
+import { TypedInput } from '../replay/text/typed-input/index.js';
+import { stripperFactory, type TextExtractor, type TextExtractorFactory, type TextLine } from './text-factory.js';
 import { STREAM_NAMES, type StreamName } from './timing.js';
 
 export interface SearchQuery {

@@ -58,9 +58,9 @@
 // the same lines (and flags; the echo judgement uses the writes, which are the recording's).
 // Memory is bounded: a line holds at most TEXT_LINE_MAX characters (a longer one is emitted in
 // pieces), the answer kept for a record at most ECHO_MAX characters.
-import { TEXT_LINE_MAX } from './limits.js';
-import { OutputLine } from './output-line.js';
-import type { TextExtractor, TextLine } from './text.js';
+import { TEXT_LINE_MAX } from '../limits.js';
+import { OutputLine } from '../output-line.js';
+import type { TextExtractor, TextLine } from '../text-extractor.js';
 
 /** How long after its Enter a line's echo may still arrive (the pty echoes at once). */
 export const ECHO_GRACE_MS = 200;
