@@ -8,9 +8,9 @@
 // shift the cursor, and a vertical move or an absolute position ends the line (text placed
 // elsewhere on the screen is never glued to it). A line never grows past TEXT_LINE_MAX.
 import type { Params } from '../params.js';
-import { Parser, type ParserHandler } from '../parser.js';
+import { Parser } from '../parser.js';
 import { TEXT_LINE_MAX } from './limits.js';
-import { printRunText } from './print-run.js';
+import { TextHandler } from './text-handler.js';
 import type { TextExtractor, TextLine } from './text-extractor.js';
 
 export type { TextExtractor, TextLine } from './text-extractor.js';
@@ -20,7 +20,7 @@ function num(params: Params, i: number, dflt: number): number {
   return i < params.length && params.values[i]! >= 0 ? Math.min(params.values[i]!, TEXT_LINE_MAX) : dflt;
 }
 
-export class ControlStripper implements TextExtractor, ParserHandler {
+export class ControlStripper extends TextHandler implements TextExtractor {
   private readonly parser = new Parser(this, { maxStringLength: 0 });
   private line = '';
   private cursor = 0;
@@ -28,7 +28,9 @@ export class ControlStripper implements TextExtractor, ParserHandler {
   private out: TextLine[] = [];
   private now = 0;
 
-  constructor(_opts?: { cols?: number; rows?: number }) {}
+  constructor(_opts?: { cols?: number; rows?: number }) {
+    super();
+  }
 
   write(bytes: Uint8Array, timeMs: number): void {
     this.now = timeMs;
@@ -67,7 +69,7 @@ export class ControlStripper implements TextExtractor, ParserHandler {
     }
   }
 
-  private put(run: string): void {
+  protected put(run: string): void {
     let rest = run;
     while (rest.length > 0) {
       if (this.lineTime < 0) this.lineTime = this.now;
@@ -82,17 +84,7 @@ export class ControlStripper implements TextExtractor, ParserHandler {
     }
   }
 
-  // ---- ParserHandler
-
-  printAscii(data: Uint8Array, start: number, end: number): void {
-    this.put(printRunText(data, start, end));
-  }
-
-  print(buf: Uint16Array, start: number, end: number): void {
-    this.put(printRunText(buf, start, end));
-  }
-
-  printRunEnd(): void {}
+  // ---- TextHandler (a ParserHandler)
 
   execute(c: number): void {
     switch (c) {
@@ -183,9 +175,4 @@ export class ControlStripper implements TextExtractor, ParserHandler {
     }
   }
 
-  osc(): void {}
-
-  dcs(): void {}
-
-  str(): void {}
 }

@@ -6,8 +6,8 @@
 // starts an empty row. A handler of the one parser of src/replay (../parser.ts, the VT500 table).
 // Bounded: the row keeps its last OUTPUT_ROW_MAX characters, an OSC its first OSC_MAX.
 import type { Params } from '../params.js';
-import { Parser, type ParserHandler } from '../parser.js';
-import { printRunText } from './print-run.js';
+import { Parser } from '../parser.js';
+import { TextHandler } from './text-handler.js';
 
 const OUTPUT_ROW_MAX = 1024;
 const OSC_MAX = 4096;
@@ -29,7 +29,7 @@ function first(params: Params, dflt: number): number {
   return v > 0 ? Math.min(v, OUTPUT_ROW_MAX) : dflt;
 }
 
-export class OutputLine implements ParserHandler {
+export class OutputLine extends TextHandler {
   private readonly parser = new Parser(this, { maxStringLength: OSC_MAX });
   private row = '';
   private cursor = 0;
@@ -47,7 +47,9 @@ export class OutputLine implements ParserHandler {
   constructor(
     private readonly onText?: (text: string) => void,
     private readonly onRowEnd?: (row: string) => void,
-  ) {}
+  ) {
+    super();
+  }
 
   write(bytes: Uint8Array, timeMs: number): void {
     this.now = timeMs;
@@ -71,7 +73,7 @@ export class OutputLine implements ParserHandler {
     this.rowTimeMs = this.now;
   }
 
-  private put(run: string): void {
+  protected put(run: string): void {
     this.onText?.(run);
     if (this.cursor > this.row.length) this.row = this.row.padEnd(this.cursor);
     this.row = this.row.slice(0, this.cursor) + run + this.row.slice(this.cursor + run.length);
@@ -84,17 +86,7 @@ export class OutputLine implements ParserHandler {
     this.rowTimeMs = this.now;
   }
 
-  // ---- ParserHandler
-
-  printAscii(data: Uint8Array, start: number, end: number): void {
-    this.put(printRunText(data, start, end));
-  }
-
-  print(buf: Uint16Array, start: number, end: number): void {
-    this.put(printRunText(buf, start, end));
-  }
-
-  printRunEnd(): void {}
+  // ---- TextHandler (a ParserHandler)
 
   execute(c: number): void {
     switch (c) {
@@ -171,13 +163,10 @@ export class OutputLine implements ParserHandler {
     }
   }
 
-  osc(id: number, data: string, ok: boolean): void {
+  override osc(id: number, data: string, ok: boolean): void {
     if (id !== 7 || !ok) return;
     const dir = osc7Directory(`7;${data}`);
     if (dir !== null) this.cwd = dir;
   }
 
-  dcs(): void {}
-
-  str(): void {}
 }
