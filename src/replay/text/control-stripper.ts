@@ -34,7 +34,7 @@ export class ControlStripper extends TextHandler implements TextExtractor {
 
   write(bytes: Uint8Array, timeMs: number): void {
     this.now = timeMs;
-    this.parser.write(bytes);
+    this.parse(this.parser, bytes);
   }
 
   resize(_cols: number, _rows: number): void {

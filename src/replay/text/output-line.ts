@@ -53,7 +53,7 @@ export class OutputLine extends TextHandler {
 
   write(bytes: Uint8Array, timeMs: number): void {
     this.now = timeMs;
-    this.parser.write(bytes);
+    this.parse(this.parser, bytes);
   }
 
   /** The cursor's whole row, as shown. */
