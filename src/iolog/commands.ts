@@ -1,4 +1,4 @@
-// The command timeline of a session: every line a person entered (typed-input.ts), when and
+// The command timeline of a session: every line a person entered (src/replay/text/typed-input/), when and
 // where in the data stream its Enter was, the directory it was entered in where the session
 // shows it, and when the next prompt appeared; plus the exit status of the session's own
 // command where the session records it. One pass over the session; runs in a worker.
