@@ -1,4 +1,4 @@
-// The command timeline of a session: every line a person entered (typed-input.ts), when and
+// The command timeline of a session: every line a person entered (src/replay/text/typed-input/), when and
 // where in the data stream its Enter was, the directory it was entered in where the session
 // shows it, and when the next prompt appeared; plus the exit status of the session's own
 // command where the session records it. One pass over the session; runs in a worker.
@@ -15,7 +15,7 @@ import type { RedactView } from './redact/redacted-session.js';
 import { recognisePrompt } from './prompt.js';
 import { checkAborted } from './session.js';
 import type { StreamName } from './timing.js';
-import { LINE_FLAGS, TypedInput, type LineFlags, type TypedLine } from './typed-input.js';
+import { LINE_FLAGS, TypedInput, type LineFlags, type TypedLine } from '../replay/text/typed-input/index.js';
 
 export interface CommandsRequest {
   file: string;

@@ -36,7 +36,7 @@ export const REGEX_BATCH_CHARS = 256 * 1024;
 /** Search: patterns whose matcher (a vm context) a worker thread keeps for the next session. */
 export const MATCHER_CACHE_SIZE = 16;
 /** Search: a text line longer than this is broken (bounded memory, bounded regex input). */
-export const TEXT_LINE_MAX = 16 * 1024;
+export { TEXT_LINE_MAX } from '../replay/text/limits.js';
 /** Search: sessions one search may read. */
 export const SEARCH_MAX_SESSIONS = 200_000;
 /** Sessions per search task at most (fewer when a search names few: every worker gets some). */
