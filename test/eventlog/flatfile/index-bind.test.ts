@@ -64,7 +64,7 @@ describe('a skip index is bound to its data and to this installation', () => {
     await buildIndexes(path, { cacheDir: null, family: false, blockBytes: 2048 });
     expect(await count(path, { submituser: 'user3' })).toBe(want);
     craftHead(`${path}.evidx`, (h) => {
-      const d = (h.dictAdd as Record<string, string[]>).submituser;
+      const d = (h.dictAdd as Record<string, string[]>).submituser!;
       const i = d.indexOf('user3');
       expect(i).toBeGreaterThanOrEqual(0);
       d[i] = 'userX';
