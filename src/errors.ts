@@ -218,10 +218,20 @@ export class EvioError extends Error {
     this.http = d.http;
   }
 
-  /** The JSON body every door answers with. */
+  /** The JSON body every door answers with (through the door's text filter: setErrorTextFilter). */
   toBody(): { status: number; error: string } {
-    return { status: this.code, error: this.message };
+    return { status: this.code, error: errorTextFilter(this.message) };
   }
+}
+
+let errorTextFilter: (text: string) => string = (t) => t;
+
+/**
+ * What error bodies pass through before they are sent: the HTTP door hides the server's
+ * absolute paths (its configured roots) there (paths.ts, hideRoots).
+ */
+export function setErrorTextFilter(f: (text: string) => string): void {
+  errorTextFilter = f;
 }
 
 export function evioError(name: ErrorName, detail: string, cause?: unknown): EvioError {

@@ -16,6 +16,7 @@ import { jsonArrayResponse, jsonOk } from '../json-answer.js';
 import { enumParam, flagParam, numberParam, repeatableParams, textParam, wildcardParam } from '../param-schema.js';
 import { IOLOG_VERSIONS, sessionFileParam } from './iolog-common.js';
 import type { ApiResponse, ParamSpec, Route } from '../types.js';
+import { publicPath } from '../../paths.js';
 
 async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
   yield* items;
@@ -71,11 +72,12 @@ export const iologRoutes: Route[] = [
     async handler(req, engine): Promise<ApiResponse> {
       if (has(req.query.file)) {
         const c = await iologChunk(engine, req.query, req.signal);
-        return jsonArrayResponse('log', each(c.items), { file: c.file, bytes: c.bytes, ...(c.at !== undefined ? { at: c.at } : {}), start: c.start, len: c.len }, () => (c.warnings.length ? { warnings: c.warnings } : {}));
+        return jsonArrayResponse('log', each(c.items), { file: publicPath(engine.settings.iologdirs, c.file), bytes: c.bytes, ...(c.at !== undefined ? { at: c.at } : {}), start: c.start, len: c.len }, () => (c.warnings.length ? { warnings: c.warnings } : {}));
       }
       if (has(req.query.path)) {
         const l = await iologListDirectory(engine, req.query, req.signal);
-        return jsonArrayResponse('dir', each(l.entries), {}, () => (l.truncated ? { truncated: true } : {}));
+        const roots = engine.settings.iologdirs;
+        return jsonArrayResponse('dir', each(l.entries.map((e) => ({ ...e, path: publicPath(roots, e.path) }))), {}, () => (l.truncated ? { truncated: true } : {}));
       }
       throw evioError('IOLOG_PARAMETER_REQUIRED', 'give file (a session to chunk) or path (a directory to list)');
     },
