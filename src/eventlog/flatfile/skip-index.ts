@@ -16,7 +16,7 @@
 //   in a per-file dictionary (u16: an exact dictionary; 0 = absent or not a string,
 //   COL_OVERFLOW = beyond 65534 distinct values, i.e. unknown).
 //
-// The file is "EVFFIX02" followed by segments, each describing the lines that follow the
+// The file is "EVFFIX03" followed by segments, each describing the lines that follow the
 // previous one's. A build writes one or more segments into a new file (renamed into place); an
 // extension after appends adds a segment at the end, so its cost is the new lines', not the
 // whole index's (docs/flatfile.md, "File layout").
