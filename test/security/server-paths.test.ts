@@ -34,6 +34,7 @@ describe('no absolute server path in answers', () => {
     ['GET', `${V}/iolog?path=00/00`],
     ['GET', `${V}/iolog?path=${'HOME'}/iolog/00`],
     ['GET', `${V}/iolog/search?file=**&query=hello`],
+    ['GET', `${V}/iolog/search?file=**&query=hello&detail=1`],
     ['GET', `${V}/iolog/commands?file=**`],
     ['GET', `${V}/iolog/variables?file=00/00/01`],
     ['GET', `${V}/iolog?file=00/00/99`],
