@@ -37,6 +37,7 @@ describe('no absolute server path in answers', () => {
     ['GET', `${V}/iolog/search?file=**&query=hello&detail=1`],
     ['GET', `${V}/iolog/commands?file=**`],
     ['GET', `${V}/iolog/variables?file=00/00/01`],
+    ['GET', `${V}/iolog/list`],
     ['GET', `${V}/iolog?file=00/00/99`],
     ['GET', `${V}/iolog?file=${'HOME'}/iolog/00/00/99`],
     ['GET', `${V}/iolog?path=nothere`],

@@ -158,7 +158,9 @@ export const iologRoutes: Route[] = [
     params: IOLOG_LIST_PARAMS,
     async handler(req, engine) {
       const page = await iologListPage(engine, req.query, req.signal);
-      return jsonArrayResponse('result', each(page.result), {}, () => (page.more ? { more: true, next: page.next } : {}));
+      const roots = engine.settings.iologdirs;
+      const rows = page.result.map((r) => (typeof r.logpath === 'string' ? { ...r, logpath: publicPath(roots, r.logpath) } : r));
+      return jsonArrayResponse('result', each(rows), {}, () => (page.more ? { more: true, next: page.next } : {}));
     },
   },
 ];
