@@ -166,7 +166,7 @@ export const ERRORS = {
   TLS_KEY_INSECURE: def(1621, 500, 'The TLS private key file can be read or written by group or others, or is not a regular file', 'chmod 600 the key file named in the message (and keep it owned by the user evio runs as).'),
   AUDIT_LOG_APPEND_ONLY: def(1622, 403, 'The call would delete records of evio\'s own audit log or of one of its rotated files (plain or gzipped), which are append-only, or rotate a rotated audit file', 'Query the audit log instead; to retire old audit records, an operator rotates the file (evio events rotate), archives the rotated files and removes whole old ones with evio events rotate --remove-older-than (recorded in the audit log).'),
   AUDIT_WRITE_FAILED: def(1623, 500, 'A call that changed data could not be written to the audit log', 'The change itself happened; the message names the audit log and the system error. Fix the file or its folder (permissions, space) so later changes are recorded.'),
-  METRICS_FORBIDDEN: def(1626, 403, 'GET /metrics was called from where the metrics setting does not allow it (not loopback under "loopback", not a signed call of an app allowed the route under "signed")', 'Scrape from the same machine, or set metrics to "signed" and sign the scrape with an app whose routes include GET /metrics (docs/operations.md).'),
+  METRICS_FORBIDDEN: def(1626, 403, 'GET /metrics was called from where the metrics setting does not allow it (not a direct loopback call under "loopback" — a call a proxy forwarded is not —, without the bearer token under "token", not a signed call of an app allowed the route under "signed")', 'Scrape from the same machine without a proxy, or set metrics to "token" and send Authorization: Bearer with the token of metricsTokenFile, or to "signed" and sign the scrape with an app whose routes include GET /metrics (docs/operations.md).'),
   SERVICE_NOT_READY: def(1627, 503, 'GET /readyz: a configured store or the worker pool is not usable; the answer names which part (never a path or a URL)', 'Check the part named: the data folder\'s permissions, the event database, the PostgreSQL server, or the worker entry (npm run build); the server log has no more detail than the answer.'),
   SERVICE_STOPPING: def(1628, 503, 'The service is shutting down (SIGTERM): the calls already running finish, new ones are refused', 'Retry against another instance, or after the service has restarted.'),
   CONSOLE_NOT_BUILT: def(1635, 503, 'The console page (GET /console/) was not built: dist/console has no index.html', 'Run npm run build (it bundles the console after compiling the server); an installed package ships it built.'),
@@ -222,10 +222,20 @@ export class EvioError extends Error {
     this.http = d.http;
   }
 
-  /** The JSON body every door answers with. */
+  /** The JSON body every door answers with (through the door's text filter: setErrorTextFilter). */
   toBody(): { status: number; error: string } {
-    return { status: this.code, error: this.message };
+    return { status: this.code, error: errorTextFilter(this.message) };
   }
+}
+
+let errorTextFilter: (text: string) => string = (t) => t;
+
+/**
+ * What error bodies pass through before they are sent: the HTTP door hides the server's
+ * absolute paths (its configured roots) there (paths.ts, hideRoots).
+ */
+export function setErrorTextFilter(f: (text: string) => string): void {
+  errorTextFilter = f;
 }
 
 export function evioError(name: ErrorName, detail: string, cause?: unknown): EvioError {

@@ -16,6 +16,7 @@ import { jsonArrayResponse, jsonOk } from '../json-answer.js';
 import { enumParam, flagParam, numberParam, repeatableParams, textParam, wildcardParam } from '../param-schema.js';
 import { IOLOG_VERSIONS, sessionFileParam } from './iolog-common.js';
 import type { ApiResponse, ParamSpec, Route } from '../types.js';
+import { hideRoots, publicPath } from '../../paths.js';
 
 async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
   yield* items;
@@ -71,11 +72,12 @@ export const iologRoutes: Route[] = [
     async handler(req, engine): Promise<ApiResponse> {
       if (has(req.query.file)) {
         const c = await iologChunk(engine, req.query, req.signal, { unredacted: req.unredacted === true });
-        return jsonArrayResponse('log', each(c.items), { file: c.file, bytes: c.bytes, ...(c.at !== undefined ? { at: c.at } : {}), start: c.start, len: c.len }, () => (c.warnings.length ? { warnings: c.warnings } : {}));
+        return jsonArrayResponse('log', each(c.items), { file: publicPath(engine.settings.iologdirs, c.file), bytes: c.bytes, ...(c.at !== undefined ? { at: c.at } : {}), start: c.start, len: c.len }, () => (c.warnings.length ? { warnings: c.warnings.map((w) => hideRoots(engine.settings.iologdirs, w)) } : {}));
       }
       if (has(req.query.path)) {
         const l = await iologListDirectory(engine, req.query, req.signal);
-        return jsonArrayResponse('dir', each(l.entries), {}, () => (l.truncated ? { truncated: true } : {}));
+        const roots = engine.settings.iologdirs;
+        return jsonArrayResponse('dir', each(l.entries.map((e) => ({ ...e, path: publicPath(roots, e.path) }))), {}, () => (l.truncated ? { truncated: true } : {}));
       }
       throw evioError('IOLOG_PARAMETER_REQUIRED', 'give file (a session to chunk) or path (a directory to list)');
     },
@@ -118,7 +120,17 @@ export const iologRoutes: Route[] = [
     async handler(req, engine) {
       const run = await iologSearch(engine, req.query, req.signal, { unredacted: req.unredacted === true });
       const answer = new SearchAnswer();
-      return jsonArrayResponse('iologs', matchingPaths(run, answer), {}, () => answer.tail(run.detail));
+      // Sessions named relative to their root, never by the server's absolute paths.
+      const roots = engine.settings.iologdirs;
+      async function* named(): AsyncGenerator<string> {
+        for await (const p of matchingPaths(run, answer)) yield publicPath(roots, p);
+      }
+      return jsonArrayResponse('iologs', named(), {}, () => {
+        const t = answer.tail(run.detail);
+        if (Array.isArray(t.detail)) t.detail = (t.detail as Array<{ file: string }>).map((d) => ({ ...d, file: publicPath(roots, d.file) }));
+        if (Array.isArray(t.warnings)) t.warnings = (t.warnings as string[]).map((w) => hideRoots(roots, w));
+        return t;
+      });
     },
   },
   {
@@ -146,7 +158,9 @@ export const iologRoutes: Route[] = [
     params: IOLOG_LIST_PARAMS,
     async handler(req, engine) {
       const page = await iologListPage(engine, req.query, req.signal);
-      return jsonArrayResponse('result', each(page.result), {}, () => (page.more ? { more: true, next: page.next } : {}));
+      const roots = engine.settings.iologdirs;
+      const rows = page.result.map((r) => (typeof r.logpath === 'string' ? { ...r, logpath: publicPath(roots, r.logpath) } : r));
+      return jsonArrayResponse('result', each(rows), {}, () => (page.more ? { more: true, next: page.next } : {}));
     },
   },
 ];
