@@ -116,7 +116,7 @@ export const ERRORS = {
   IOLOG_READ: def(1414, 500, 'A session file cannot be read', 'The message names the file and the system error; check permissions.'),
   IOLOG_BAD_ASCIICAST: def(1415, 422, 'The asciicast file has no valid header line', 'Give an asciicast v1, v2 or v3 file as written by asciinema.'),
   IOLOG_WORKER: def(1416, 500, 'The I/O log worker pool failed or its compiled entry is missing', 'Run npm run build (the workers load dist/worker/); the message names the failure.'),
-  IOLOG_BAD_EXPORT_FORMAT: def(1417, 400, 'Unknown export format', 'Use --format asciicast.'),
+  IOLOG_BAD_EXPORT_FORMAT: def(1417, 400, 'Unknown export format', 'Use asciicast or text.'),
   IOLOG_NOT_A_DIRECTORY: def(1418, 400, 'path names something that is not a directory', 'Give path as a directory under an I/O log root; use file= to read a session.'),
   IOLOG_BAD_MATCH: def(1425, 400, 'The session list\'s match is neither all nor any', 'Give match=all (every filter must match, the default) or match=any (one filter is enough).'),
   IOLOG_SEEK_INDEX: def(1450, 500, 'The seek index (keyframes beside the cached list) cannot be opened, read or written', 'Check the folder of the iologcache setting and its permissions; the seek index is a cache, deleting its file (iologcache with -seek.sqlite) only costs a rebuild at the next seek.'),

@@ -356,18 +356,26 @@ export async function iologCommands(engine: Engine, params: Params, signal?: Abo
 }
 
 /**
- * `evio iolog export --format asciicast`: a session as an asciicast file (v2; v3 for a v3 cast), streamed to the
+ * `evio iolog export --format asciicast|text` and GET /iolog/export: a session as an asciicast file (v2; v3 for a v3
+ * cast) or as a text transcript (export-text.ts), streamed to the
  * writable `open` gives — called only once the request is valid and the session open, so a bad
  * call leaves no empty output file behind. Output events pass the terminal filter (a player
  * writes them to a terminal) unless `raw=1`.
  */
 export async function iologExport(engine: Engine, params: Params, open: () => Writable, signal?: AbortSignal): Promise<Writable> {
   const format = single(params, 'format');
-  if (format !== 'asciicast') throw evioError('IOLOG_BAD_EXPORT_FORMAT', `--format ${String(format ?? '(missing)')}: use --format asciicast`);
+  if (format !== 'asciicast' && format !== 'text') throw evioError('IOLOG_BAD_EXPORT_FORMAT', `format ${String(format ?? '(missing)')}: use asciicast or text`);
   const file = required(params, 'file');
-  const [{ openSession }, { exportAsciicast }] = await Promise.all([import('../iolog/locate.js'), import('../iolog/export-asciicast.js')]);
   const raw = flag(params, 'raw');
+  const { openSession } = await import('../iolog/locate.js');
   const session = await openSession(roots(engine), file);
+  if (format === 'text') {
+    const { exportText } = await import('../iolog/export-text.js');
+    const out = open();
+    await exportText(session, out, signal);
+    return out;
+  }
+  const { exportAsciicast } = await import('../iolog/export-asciicast.js');
   const out = open();
   await exportAsciicast(session, out, signal, { raw });
   return out;

@@ -173,7 +173,7 @@ const SUBS: Record<string, Sub> = {
     },
   },
   export: {
-    usage: 'evio iolog export --format asciicast FILE [--out F] [--raw]',
+    usage: 'evio iolog export --format asciicast|text FILE [--out F] [--raw]',
     help:
       'Writes a session as asciicast (asciinema) to F or standard output: v2, or v3 for a v3 cast; a cast keeps its header fields.\n' +
       'asciinema play writes the output events to the viewer\'s terminal, so they pass the terminal filter:\n' +
