@@ -199,9 +199,14 @@ async function freshIndex(engine: Engine, force: boolean, signal?: AbortSignal):
   await iologIndex(engine, {}, signal);
 }
 
-/** A cached record as listed: createtime (Unix ms) also as ISO 8601 in the configured zone. */
+/**
+ * A cached record as listed: createtime (Unix ms) also as ISO 8601 in the configured zone, and
+ * its end (start + duration, Unix ms; null when the length could not be read) likewise.
+ */
 export type ListedSession = CachedRecord & {
   createtime_iso: string;
+  end: number | null;
+  end_iso: string | null;
   /**
    * Still being recorded (sudo or the log server writing it: its timing file keeps a write bit).
    * How long it has run is `createtime` to now: not a field, so that an answer stays the same
@@ -250,7 +255,12 @@ export async function iologListPage(engine: Engine, params: Params, signal?: Abo
   if (more) rows.length = query.len;
   // The live mark is read when answering (one stat a row): completion changes no directory's
   // mtime, so the cached list would not see it.
-  const result = await Promise.all(rows.map(async (r) => ({ ...r, createtime_iso: formatIsoInZone(r.createtime / 1000, tz), ...(await liveMark(r.logpath)) })));
+  const result = await Promise.all(
+    rows.map(async (r) => {
+      const end = r.duration >= 0 ? r.createtime + r.duration : null;
+      return { ...r, createtime_iso: formatIsoInZone(r.createtime / 1000, tz), end, end_iso: end === null ? null : formatIsoInZone(end / 1000, tz), ...(await liveMark(r.logpath)) };
+    }),
+  );
   return { result, more, next: more ? { start: query.start + query.len } : null };
 }
 

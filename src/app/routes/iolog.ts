@@ -52,6 +52,8 @@ export const IOLOG_LIST_PARAMS: Record<string, ParamSpec> = {
   cwd: wildcardParam('wildcard on the directory the command ran in'),
   tty: wildcardParam('wildcard on the terminal (e.g. /dev/pts/0; empty when there was none)'),
   match: enumParam('all: every filter must match (default); any: one filter is enough (from-to is one filter)', ['all', 'any'], 'IOLOG_BAD_MATCH', { anyCase: true, allowEmpty: true, default: 'all' }),
+  sort: enumParam('sort by: createtime (default), end (start + duration), duration, submituser, submithost, runuser, runhost, runcmd, exitstatus or logpath; then by logpath', ['createtime', 'end', 'duration', 'submituser', 'submithost', 'runuser', 'runhost', 'runcmd', 'exitstatus', 'logpath'], 'IOLOG_BAD_SORT', { allowEmpty: true, default: 'createtime' }),
+  order: enumParam('asc (default) or desc', ['asc', 'desc'], 'IOLOG_BAD_SORT', { anyCase: true, allowEmpty: true, default: 'asc' }),
   start: number('records to skip (default 0)'),
   len: number('records to return (default 1000, at most 10000); a page it cuts ends with more=true and next={start}'),
   refresh: ioFlag('1 updates the index first; 0 never; default: unless it is current'),
