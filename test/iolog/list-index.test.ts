@@ -68,12 +68,14 @@ describe('cached list', () => {
     const all = await list({ len: '100' });
     const newest = await list({ len: '100', sort: 'createtime', order: 'desc' });
     expect(newest.map((r) => r.logpath)).toEqual([...all].reverse().map((r) => r.logpath));
-    for (const [sort, key] of [
-      ['duration', (r: (typeof all)[number]) => r.duration],
-      ['end', (r: (typeof all)[number]) => r.end ?? r.createtime],
-      ['runuser', (r: (typeof all)[number]) => r.runuser],
-      ['exitstatus', (r: (typeof all)[number]) => r.exitstatus],
-    ] as const) {
+    type Key = (r: (typeof all)[number]) => number | string;
+    const keyOf: [string, Key][] = [
+      ['duration', (r) => r.duration],
+      ['end', (r) => r.end ?? r.createtime],
+      ['runuser', (r) => r.runuser],
+      ['exitstatus', (r) => r.exitstatus],
+    ];
+    for (const [sort, key] of keyOf) {
       for (const order of ['asc', 'desc'] as const) {
         const rows = await list({ len: '100', sort, order });
         expect(rows).toHaveLength(all.length);
