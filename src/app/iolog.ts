@@ -93,6 +93,8 @@ export async function iologSearch(engine: Engine, params: Params, signal?: Abort
   const pool = await iologPool(engine);
   const found = await pool.run('expandGlob', { roots: roots(engine), pattern: glob, max: SEARCH_MAX_SESSIONS }, signal);
   if (found.more) throw evioError('IOLOG_TOO_MANY_SESSIONS', `file "${glob.slice(0, 100)}" names more than ${SEARCH_MAX_SESSIONS} sessions`);
+  const narrowed = await narrowBySessionList(engine, params, glob, signal);
+  if (narrowed) found.sessions = found.sessions.filter((x) => narrowed.has(x.path));
   // Sessions go to the workers in small groups (fewer round trips, and a worker overlaps the
   // sessions of a group), small enough that every worker gets several groups.
   const per = Math.max(1, Math.min(SEARCH_SESSIONS_PER_TASK, Math.floor(found.sessions.length / (pool.size * 4))));
@@ -112,6 +114,25 @@ export async function iologSearch(engine: Engine, params: Params, signal?: Abort
     signal,
   );
   return { sessions: found.sessions.length, detail, results: flatten(batches) };
+}
+
+/** The session-list filters a search may be narrowed by (who, where, when). */
+export const SEARCH_NARROWING = ['from', 'to', 'submituser', 'submithost', 'runuser', 'runhost'] as const;
+
+/**
+ * A search's sessions narrowed by the cached list's filters (user, host, date): the paths of the
+ * indexed sessions the glob names that match them; null when no such filter is given. The index
+ * is brought up to date first, unless it is current.
+ */
+async function narrowBySessionList(engine: Engine, params: Params, glob: string, signal?: AbortSignal): Promise<Set<string> | null> {
+  const given: Params = {};
+  for (const k of SEARCH_NARROWING) if (params[k] !== undefined && params[k] !== '') given[k] = params[k];
+  if (!Object.keys(given).length) return null;
+  const query = { ...parseListParams({ ...given, path: glob }, engine.settings.timezone), start: 0, len: SEARCH_MAX_SESSIONS };
+  await freshIndex(engine, false, signal);
+  const pool = await iologPool(engine);
+  const rows: CachedRecord[] = await pool.run('listQuery', { indexFile: engine.settings.iologcache, query }, signal);
+  return new Set(rows.map((r) => r.logpath));
 }
 
 function chunked<T>(items: readonly T[], size: number): T[][] {

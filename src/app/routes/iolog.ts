@@ -116,6 +116,12 @@ export const iologRoutes: Route[] = [
       file: textParam('glob naming sessions, absolute or relative to each I/O log root (e.g. **, 00/00/*)'),
       query: textParam('KEYWORD:REGEX; KEYWORD = stdin, stdout, stderr, ttyin, ttyout, input, output or any; REGEX starting with (?i) is case-insensitive'),
       detail: ioFlag('1 adds the matching lines with their times (time: ms since the start; at: seconds for the screen call)'),
+      from: IOLOG_LIST_PARAMS.from!,
+      to: IOLOG_LIST_PARAMS.to!,
+      submituser: IOLOG_LIST_PARAMS.submituser!,
+      submithost: IOLOG_LIST_PARAMS.submithost!,
+      runuser: IOLOG_LIST_PARAMS.runuser!,
+      runhost: IOLOG_LIST_PARAMS.runhost!,
     },
     async handler(req, engine) {
       const run = await iologSearch(engine, req.query, req.signal);
