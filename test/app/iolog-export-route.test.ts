@@ -43,7 +43,7 @@ describe('GET /REST/iolog/export', () => {
     expect(await dispatch(engine, req({ file: session, format: 'mp4' }))).toMatchObject({ kind: 'json', http: 400, body: { status: 1417 } });
     const missing = await dispatch(engine, req({ file: join(home, 'iolog', 'nope'), format: 'text' }));
     expect(missing.kind).toBe('json');
-    expect((missing as { body: { status: number } }).body.status).not.toBe(0);
+    expect((missing as unknown as { body: { status: number } }).body.status).not.toBe(0);
   });
 
   it('streams a text transcript: each line the output showed, after its time, no escape sequence', async () => {
