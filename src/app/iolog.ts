@@ -26,6 +26,9 @@ import { lstat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { dropFromSeekIndex, seekIndexPath } from '../iolog/seek-store.js';
 import type { EventSession } from '../iolog/event-session.js';
+import { redactParam, redactViewFor, type IologAccess } from './redact-view.js';
+
+export type { IologAccess } from './redact-view.js';
 
 export type { Params } from '../iolog/params.js';
 
@@ -39,7 +42,7 @@ function roots(engine: Engine): string[] {
  * from the nearest keyframe of the seek index (seek.ts), so a chunk deep in a big session costs
  * no pass over what comes before it.
  */
-export async function iologChunk(engine: Engine, params: Params, signal?: AbortSignal): Promise<ChunkResult & { at?: number }> {
+export async function iologChunk(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}): Promise<ChunkResult & { at?: number }> {
   const file = required(params, 'file');
   const hasAt = single(params, 'at') !== undefined && single(params, 'at') !== '';
   const hasStart = single(params, 'start') !== undefined && single(params, 'start') !== '';
@@ -48,7 +51,7 @@ export async function iologChunk(engine: Engine, params: Params, signal?: AbortS
   const len = nonNegativeInt(params, 'len', CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN);
   const pool = await iologPool(engine);
   const at = hasAt ? { atMs: atMilliseconds(params) } : { start };
-  return pool.run('seekChunk', { roots: roots(engine), seekFile: seekIndexPath(engine.settings.iologcache), file, len, ...at }, signal);
+  return pool.run('seekChunk', { roots: roots(engine), seekFile: seekIndexPath(engine.settings.iologcache), file, len, ...at, ...redactParam(engine, access) }, signal);
 }
 
 /** GET /REST/iolog/variables?file= */
@@ -67,8 +70,10 @@ export async function iologListDirectory(engine: Engine, params: Params, signal?
 }
 
 /** GET /REST/iologfile?file= : the file as is, or a session directory as tar. */
-export async function iologDownload(engine: Engine, params: Params, signal?: AbortSignal): Promise<Download> {
+export async function iologDownload(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}): Promise<Download> {
   const file = required(params, 'file');
+  // The files as recorded cannot be masked (compressed streams, a tar): refused to a redacted caller.
+  if (redactViewFor(engine, access)) throw evioError('IOLOG_DOWNLOAD_REDACTED', `file "${file.slice(0, 100)}": this caller sees redacted data, and a download gives the bytes as recorded`);
   // tar-stream is loaded by the one call that packs a directory, not by every CLI command.
   const { openDownload } = await import('../iolog/download.js');
   return openDownload(roots(engine), file, signal);
@@ -83,7 +88,7 @@ export interface SearchRun {
 }
 
 /** GET /REST/iolog/search?file=GLOB&query=KEYWORD:REGEX[&detail=1] */
-export async function iologSearch(engine: Engine, params: Params, signal?: AbortSignal): Promise<SearchRun> {
+export async function iologSearch(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}): Promise<SearchRun> {
   const glob = required(params, 'file');
   // The query parser and the glob check are loaded by a search, not by every CLI command.
   const [{ parseSearchQuery }, { checkGlob }] = await Promise.all([import('../iolog/search.js'), import('../iolog/walk.js')]);
@@ -104,12 +109,13 @@ export async function iologSearch(engine: Engine, params: Params, signal?: Abort
   // (none may run past what is left), and the first failure aborts the rest.
   const budget = new RegexBudget(engine.settings.searchBudgetMs + found.sessions.length * REGEX_BUDGET_MS_PER_SESSION);
   const share = budget.share();
+  const redact = redactParam(engine, access);
   const batches = ordered(
     groups,
     pool.size * 2,
     (sessions, sig) => {
       if (budget.spent()) return Promise.reject(budget.error(query.regex));
-      return pool.run('searchSessions', { sessions, streams: query.streams, regex: query.regex, flags: query.flags ?? '', detail, hiddenInput: engine.settings.searchHiddenInput, budget: share }, sig);
+      return pool.run('searchSessions', { sessions, streams: query.streams, regex: query.regex, flags: query.flags ?? '', detail, hiddenInput: engine.settings.searchHiddenInput, budget: share, ...redact }, sig);
     },
     signal,
   );
@@ -301,13 +307,13 @@ export function removeIologsFromIndex(engine: Engine, paths: readonly string[]):
 }
 
 /** GET /REST/iolog/replay, `evio iolog replay`: validated here, tokenized in the pool. */
-export async function iologReplay(engine: Engine, params: Params, signal?: AbortSignal): Promise<ReplayResult> {
+export async function iologReplay(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}): Promise<ReplayResult> {
   const file = required(params, 'file');
   const term = single(params, 'term');
   const start = nonNegativeInt(params, 'start', 0);
   const len = Math.min(nonNegativeInt(params, 'len', CHUNK_DEFAULT_LEN), CHUNK_MAX_LEN);
   const pool = await iologPool(engine);
-  return pool.run('replay', { roots: roots(engine), file, start, len, ...(term ? { term } : {}) }, signal);
+  return pool.run('replay', { roots: roots(engine), file, start, len, ...(term ? { term } : {}), ...redactParam(engine, access) }, signal);
 }
 
 /** `at`: seconds from the session's start, a decimal number of 0 or more (absent: the end). */
@@ -324,20 +330,20 @@ function atMilliseconds(params: Params): number {
  * GET /REST/iolog/screen, `evio iolog screen`: the screen at a moment (default: the end), from
  * the nearest keyframe of the session's seek index (built on the first seek, in the pool).
  */
-export async function iologScreen(engine: Engine, params: Params, signal?: AbortSignal): Promise<SeekScreenResult> {
+export async function iologScreen(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}): Promise<SeekScreenResult> {
   const file = required(params, 'file');
   const atMs = atMilliseconds(params);
   const cells = flag(params, 'cells');
   const pool = await iologPool(engine);
-  return pool.run('seekScreen', { roots: roots(engine), seekFile: seekIndexPath(engine.settings.iologcache), file, atMs, cells }, signal);
+  return pool.run('seekScreen', { roots: roots(engine), seekFile: seekIndexPath(engine.settings.iologcache), file, atMs, cells, ...redactParam(engine, access) }, signal);
 }
 
 /** The screen at a moment replayed from the session's start, without the seek index (the benchmark's baseline). */
-export async function iologScreenFromStart(engine: Engine, params: Params, signal?: AbortSignal): Promise<ScreenResult> {
+export async function iologScreenFromStart(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}): Promise<ScreenResult> {
   const file = required(params, 'file');
   const atMs = atMilliseconds(params);
   const pool = await iologPool(engine);
-  return pool.run('screen', { roots: roots(engine), file, atMs }, signal);
+  return pool.run('screen', { roots: roots(engine), file, atMs, ...redactParam(engine, access) }, signal);
 }
 
 /**
@@ -380,10 +386,10 @@ export async function iologSeekIndex(engine: Engine, params: Params, signal?: Ab
  * GET /REST/iolog/commands, `evio iolog commands`: the command timeline of a session (the lines
  * typed, when, where, the next prompt, the session's exit), built in the interactive lane.
  */
-export async function iologCommands(engine: Engine, params: Params, signal?: AbortSignal): Promise<CommandsResult> {
+export async function iologCommands(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}): Promise<CommandsResult> {
   const file = required(params, 'file');
   const pool = await iologPool(engine);
-  return pool.run('commands', { roots: roots(engine), file, hidden: engine.settings.searchHiddenInput }, signal);
+  return pool.run('commands', { roots: roots(engine), file, hidden: engine.settings.searchHiddenInput, ...redactParam(engine, access) }, signal);
 }
 
 /**
@@ -393,13 +399,14 @@ export async function iologCommands(engine: Engine, params: Params, signal?: Abo
  * call leaves no empty output file behind. Output events pass the terminal filter (a player
  * writes them to a terminal) unless `raw=1`.
  */
-export async function iologExport(engine: Engine, params: Params, open: () => Writable, signal?: AbortSignal): Promise<Writable> {
+export async function iologExport(engine: Engine, params: Params, open: () => Writable, signal?: AbortSignal, access: IologAccess = {}): Promise<Writable> {
   const format = single(params, 'format');
   if (format !== 'asciicast' && format !== 'text') throw evioError('IOLOG_BAD_EXPORT_FORMAT', `format ${String(format ?? '(missing)')}: use asciicast or text`);
   const file = required(params, 'file');
   const raw = flag(params, 'raw');
   const { openSession } = await import('../iolog/locate.js');
-  const session = await openSession(roots(engine), file);
+  // Read through the redaction rules unless the caller may see the data as recorded.
+  const session = await openSession(roots(engine), file, redactViewFor(engine, access));
   if (format === 'text') {
     const { exportText } = await import('../iolog/export-text.js');
     const out = open();

@@ -15,7 +15,7 @@ import { evioError } from '../errors.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
 import { usageError, type CliIo } from './io.js';
 
-export const PLAY_HELP = `Usage: evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS] [--follow] [--raw]
+export const PLAY_HELP = `Usage: evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS] [--follow] [--raw] [--unredacted]
 
 Plays a session's output in this terminal at its recorded pace, like sudoreplay. As sudoreplay
 does, it first says what it replays (\`Replaying sudo session: COMMAND\`, on standard error) and
@@ -33,6 +33,8 @@ warns when this terminal is smaller than the session was.
                      dropped: clipboard (OSC 52), titles, hyperlinks and every other OSC, DCS,
                      APC, queries and reports, window operations, mouse and focus reporting.
                      With --raw the recording can set your clipboard and make your terminal type.
+  --unredacted       play the session as recorded: by default, when the redact setting holds
+                     rules, what they match (and typed passwords) plays as *
 Keys (when standard input is a terminal):
   space  pause / resume        < or -  half the speed     > or +  double the speed
   . or n jump to the next command (when the session's command timeline is known)
@@ -175,7 +177,7 @@ async function playHeader(io: CliIo, engine: ReturnType<CliIo['engine']>, file: 
 
 export async function runPlay(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, PLAY_HELP, io.out)) return 0;
-  const f = parseFlags(argv, { command: 'iolog play', values: ['speed', 'at', 'idle-limit'], switches: ['raw', 'follow'], positionals: 1 });
+  const f = parseFlags(argv, { command: 'iolog play', values: ['speed', 'at', 'idle-limit'], switches: ['raw', 'follow', 'unredacted'], positionals: 1 });
   if (f.positionals.length !== 1) throw usageError('give exactly one FILE (evio iolog play FILE)');
   const file = f.positionals[0]!;
   const speedText = strFlag(f, 'speed');
@@ -183,7 +185,7 @@ export async function runPlay(argv: string[], io: CliIo): Promise<number> {
   if (!(speed >= MIN_SPEED && speed <= MAX_SPEED)) throw evioError('IOLOG_PLAY_BAD_SPEED', `--speed "${String(speedText).slice(0, 20)}": give a number from 0.0625 to 64`);
   const idleMs = decimal(strFlag(f, 'idle-limit'), 'idle-limit', 2) * 1000;
   const at = strFlag(f, 'at');
-  const options = { raw: f.bools.has('raw'), follow: f.bools.has('follow') };
+  const options = { raw: f.bools.has('raw'), follow: f.bools.has('follow'), unredacted: f.bools.has('unredacted') };
   const engine = io.engine();
   // Stopped by SIGINT/SIGTERM or by the q key (a followed session may wait for ever otherwise).
   const stopping = new AbortController();
@@ -194,7 +196,7 @@ export async function runPlay(argv: string[], io: CliIo): Promise<number> {
   let commands: Promise<PlayCommand[] | null> | null = null;
   let now = at === undefined ? 0 : Number(at);
   const onNext = () => {
-    commands ??= playCommands(engine, file, signal);
+    commands ??= playCommands(engine, file, signal, options);
     void commands.then((list) => {
       const next = list?.find((c) => c.at > now + 0.001);
       if (next) state.jumpTo = next.at;

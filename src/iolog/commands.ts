@@ -11,6 +11,7 @@
 import { atSeconds } from './moment.js';
 import { COMMANDS_MAX } from './limits.js';
 import { openSession } from './locate.js';
+import type { RedactView } from './redact/redacted-session.js';
 import { recognisePrompt } from './prompt.js';
 import { checkAborted } from './session.js';
 import type { StreamName } from './timing.js';
@@ -20,6 +21,8 @@ export interface CommandsRequest {
   file: string;
   /** Show lines typed at a no-echo prompt (else their text is blanked). */
   hidden: boolean;
+  /** Read through these redaction rules (absent: as recorded). */
+  redact?: RedactView;
 }
 
 export interface CommandEntry extends LineFlags {
@@ -64,7 +67,7 @@ interface PromptSeen {
 const PROMPTS_KEPT = 256;
 
 export async function sessionCommands(roots: readonly string[], r: CommandsRequest, signal?: AbortSignal): Promise<CommandsResult> {
-  const session = await openSession([...roots], r.file);
+  const session = await openSession([...roots], r.file, r.redact);
   const info = await session.info();
   const vars = await session.variables();
   const mode = r.hidden ? 'keep' : 'redact';

@@ -16,6 +16,7 @@ import { showsTtyOnly } from './screen.js';
 import { buildChunk, type ChunkResult } from './chunk.js';
 import { SEEK_KEYFRAME_BYTES, SEEK_KEYFRAME_RECORDS, SEEK_WRITE_BATCH } from './limits.js';
 import { openSession } from './locate.js';
+import type { RedactView } from './redact/redacted-session.js';
 import {
   dropSeekSession,
   keyframeAtOrBefore,
@@ -132,6 +133,8 @@ export interface SeekScreenRequest {
   /** Milliseconds from the session's start; Infinity = its end. */
   atMs: number;
   cells?: boolean;
+  /** Read through these redaction rules (absent: as recorded). */
+  redact?: RedactView;
 }
 
 export interface SeekScreenResult {
@@ -208,7 +211,7 @@ async function totals(session: IologSession, signal?: AbortSignal): Promise<{ by
 
 /** GET /REST/iolog/screen, `evio iolog screen`: the screen at a time, through the seek index. */
 export async function seekScreen(roots: readonly string[], seekFile: string, r: SeekScreenRequest, signal?: AbortSignal): Promise<SeekScreenResult> {
-  const session = await openSession([...roots], r.file);
+  const session = await openSession([...roots], r.file, r.redact);
   const info = await session.info();
   let db: SeekDb | null = null;
   let row: SeekSessionRow | null = null;
@@ -254,6 +257,8 @@ export interface SeekChunkRequest {
   atMs?: number;
   start?: number;
   len: number;
+  /** Read through these redaction rules (absent: as recorded). */
+  redact?: RedactView;
 }
 
 /**
@@ -262,7 +267,7 @@ export interface SeekChunkRequest {
  * pass over the timing before it). `at` brings the index up to date first.
  */
 export async function seekChunk(roots: readonly string[], seekFile: string, r: SeekChunkRequest, signal?: AbortSignal): Promise<ChunkResult & { at?: number }> {
-  const session = await openSession([...roots], r.file);
+  const session = await openSession([...roots], r.file, r.redact);
   if (!session.resumable) {
     if (r.atMs === undefined) return buildChunk(session, r.start ?? 0, r.len, signal);
     const info = await session.info();

@@ -7,6 +7,7 @@ import type { DirListing } from '../iolog/listing.js';
 import type { Variables } from '../iolog/log-info.js';
 import type { ListQuery } from '../iolog/list-query.js';
 import type { SessionKind } from '../iolog/locate.js';
+import type { RedactView } from '../iolog/redact/redacted-session.js';
 import type { RegexBudgetShare } from '../iolog/request-budget.js';
 import type { SessionSearchResult } from '../iolog/search.js';
 import type { ReplayRequest, ReplayResult } from '../iolog/replay.js';
@@ -15,12 +16,12 @@ import type { StreamName } from '../iolog/timing.js';
 import type { SeekBuildStats, SeekChunkRequest, SeekScreenRequest, SeekScreenResult } from '../iolog/seek.js';
 
 export interface IologTasks {
-  chunk: { in: { roots: string[]; file: string; start: number; len: number }; out: ChunkResult };
+  chunk: { in: { roots: string[]; file: string; start: number; len: number; redact?: RedactView }; out: ChunkResult };
   variables: { in: { roots: string[]; file: string }; out: { file: string; variables: Variables } };
   listDir: { in: { roots: string[]; path: string; filter?: string; budgetMs?: number }; out: DirListing };
   expandGlob: { in: { roots: string[]; pattern: string; max: number }; out: { sessions: Array<{ kind: SessionKind; path: string }>; more: boolean } };
   /** `budget`: the search request's regex time, shared by all its tasks (absent: per batch only). */
-  searchSessions: { in: { sessions: Array<{ kind: SessionKind; path: string }>; streams: StreamName[]; regex: string; flags?: string; detail: boolean; hiddenInput?: boolean; budget?: RegexBudgetShare }; out: SessionSearchResult[] };
+  searchSessions: { in: { sessions: Array<{ kind: SessionKind; path: string }>; streams: StreamName[]; regex: string; flags?: string; detail: boolean; hiddenInput?: boolean; budget?: RegexBudgetShare; redact?: RedactView }; out: SessionSearchResult[] };
   indexUpdate: { in: { roots: string[]; indexFile: string; rebuild: boolean }; out: IndexStats };
   indexCurrent: { in: { roots: string[]; indexFile: string }; out: boolean };
   listQuery: { in: { indexFile: string; query: ListQuery }; out: CachedRecord[] };

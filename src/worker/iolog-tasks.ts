@@ -38,7 +38,7 @@ type Task<K extends keyof IologTasks> = (input: IologTasks[K]['in']) => Promise<
 export const chunk: Task<'chunk'> = (t) =>
   capture(async () => {
     const [{ buildChunk }, { openSession }] = await Promise.all([chunkModule(), locating()]);
-    return buildChunk(await openSession(t.roots, t.file), t.start, t.len);
+    return buildChunk(await openSession(t.roots, t.file, t.redact), t.start, t.len);
   });
 
 export const variables: Task<'variables'> = (t) =>
@@ -73,7 +73,7 @@ export const searchSessions: Task<'searchSessions'> = (t) =>
     const budget = t.budget ? RegexBudget.from(t.budget) : undefined;
     const one = async (s: { kind: SessionKind; path: string }): Promise<SessionSearchResult> => {
       try {
-        return await searchOne(openSessionOfKind(s.kind, s.path), q, { detail: t.detail, extractor, hiddenInput: t.hiddenInput ?? false, ...(budget ? { budget } : {}) });
+        return await searchOne(openSessionOfKind(s.kind, s.path, t.redact), q, { detail: t.detail, extractor, hiddenInput: t.hiddenInput ?? false, ...(budget ? { budget } : {}) });
       } catch (err) {
         if (isEvioError(err, 'IOLOG_REGEX_TIMEOUT') || isEvioError(err, 'IOLOG_BAD_QUERY')) throw err;
         return { path: s.path, matched: false, matches: [], warnings: [toEvioError(err).message] };

@@ -88,8 +88,8 @@ describe('cached list', () => {
     const p1 = await list({ len: '5', sort: 'createtime', order: 'desc' });
     const p2 = await list({ len: '5', start: '5', sort: 'createtime', order: 'desc' });
     expect([...p1, ...p2].map((r) => r.logpath)).toEqual(newest.slice(0, 10).map((r) => r.logpath));
-    await expect(list({ sort: 'colour' })).rejects.toMatchObject({ code: 1465 });
-    await expect(list({ order: 'sideways' })).rejects.toMatchObject({ code: 1465 });
+    await expect(list({ sort: 'colour' })).rejects.toMatchObject({ code: 1469 });
+    await expect(list({ order: 'sideways' })).rejects.toMatchObject({ code: 1469 });
   });
 
   it('filters: wildcards, from/to (inclusive, minute precision), path glob, paging', async () => {

@@ -8,5 +8,5 @@ import { exportRoutes } from './export.js';
 import type { Route } from '../types.js';
 
 export function allRoutes(): Route[] {
-  return [...eventRoutes, ...iologRoutes, ...replayRoutes, ...seekRoutes, ...exportRoutes, ...purgeRoutes];
+  return [...eventRoutes, ...iologRoutes, ...replayRoutes, ...seekRoutes, ...purgeRoutes, ...exportRoutes];
 }

@@ -22,7 +22,7 @@ export const seekRoutes: Route[] = [
       cells: flagParam('1 adds every cell (text, width, and colours and flags when not the default) row by row', 'IOLOG_BAD_NUMBER'),
     },
     async handler(req, engine) {
-      const s = await iologScreen(engine, req.query, req.signal);
+      const s = await iologScreen(engine, req.query, req.signal, { unredacted: req.unredacted === true });
       const { warnings, ...body } = s;
       return jsonOk({ ...body, ...(warnings.length ? { warnings } : {}) });
     },
