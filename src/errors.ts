@@ -116,7 +116,7 @@ export const ERRORS = {
   IOLOG_READ: def(1414, 500, 'A session file cannot be read', 'The message names the file and the system error; check permissions.'),
   IOLOG_BAD_ASCIICAST: def(1415, 422, 'The asciicast file has no valid header line', 'Give an asciicast v1, v2 or v3 file as written by asciinema.'),
   IOLOG_WORKER: def(1416, 500, 'The I/O log worker pool failed or its compiled entry is missing', 'Run npm run build (the workers load dist/worker/); the message names the failure.'),
-  IOLOG_BAD_EXPORT_FORMAT: def(1417, 400, 'Unknown export format', 'Use --format asciicast.'),
+  IOLOG_BAD_EXPORT_FORMAT: def(1417, 400, 'Unknown export format', 'Use asciicast or text.'),
   IOLOG_NOT_A_DIRECTORY: def(1418, 400, 'path names something that is not a directory', 'Give path as a directory under an I/O log root; use file= to read a session.'),
   IOLOG_BAD_MATCH: def(1425, 400, 'The session list\'s match is neither all nor any', 'Give match=all (every filter must match, the default) or match=any (one filter is enough).'),
   IOLOG_SEEK_INDEX: def(1450, 500, 'The seek index (keyframes beside the cached list) cannot be opened, read or written', 'Check the folder of the iologcache setting and its permissions; the seek index is a cache, deleting its file (iologcache with -seek.sqlite) only costs a rebuild at the next seek.'),
@@ -138,6 +138,7 @@ export const ERRORS = {
   REDACT_RULES_INVALID: def(1466, 400, 'The RULES file of `evio redact test` cannot be read, is not JSON, or holds no valid redact list (a JSON array of rules, or an object with a "redact" key: a settings file)', 'Fix the file the message names; docs/iolog.md ("Redaction") shows a rule list.'),
   REDACT_TEST_INPUT: def(1467, 400, 'The FILE of `evio redact test` is neither a session nor a regular file that can be read', 'Name a sudo I/O log session directory, an asciicast file or a plain file.'),
   IOLOG_SCREEN_CELLS_TOO_MANY: def(1468, 400, 'cells=1 would answer more cells than one screen answer holds (250000), or cellrows is not FIRST-LAST (0-based row numbers, FIRST at most LAST)', 'Ask for the cells of a window of rows with cellrows=FIRST-LAST (the message says how many rows fit); several calls cover a large screen.'),
+  IOLOG_BAD_SORT: def(1469, 400, 'The session list cannot be sorted by this field or in this order', 'Use sort= createtime, end, duration, submituser, submithost, runuser, runhost, runcmd, exitstatus or logpath, and order= asc or desc.'),
   // ---- 1500-1599 replay
   REPLAY_TERM_UNKNOWN: def(1500, 400, 'No terminfo entry for the terminal type, and no built-in one', 'Give term= a type the system terminfo database has (infocmp TYPE), or xterm, xterm-256color, vt100, linux or screen.'),
   REPLAY_TERM_BAD_NAME: def(1501, 400, 'The terminal type name is not a valid terminfo name', 'Use a plain name such as xterm-256color: no "/", no control characters, at most 128 characters.'),

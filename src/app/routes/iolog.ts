@@ -53,6 +53,8 @@ export const IOLOG_LIST_PARAMS: Record<string, ParamSpec> = {
   cwd: wildcardParam('wildcard on the directory the command ran in'),
   tty: wildcardParam('wildcard on the terminal (e.g. /dev/pts/0; empty when there was none)'),
   match: enumParam('all: every filter must match (default); any: one filter is enough (from-to is one filter)', ['all', 'any'], 'IOLOG_BAD_MATCH', { anyCase: true, allowEmpty: true, default: 'all' }),
+  sort: enumParam('sort by: createtime (default), end (start + duration), duration, submituser, submithost, runuser, runhost, runcmd, exitstatus or logpath; then by logpath', ['createtime', 'end', 'duration', 'submituser', 'submithost', 'runuser', 'runhost', 'runcmd', 'exitstatus', 'logpath'], 'IOLOG_BAD_SORT', { allowEmpty: true, default: 'createtime' }),
+  order: enumParam('asc (default) or desc', ['asc', 'desc'], 'IOLOG_BAD_SORT', { anyCase: true, allowEmpty: true, default: 'asc' }),
   start: number('records to skip (default 0)'),
   len: number('records to return (default 1000, at most 10000); a page it cuts ends with more=true and next={start}'),
   refresh: ioFlag('1 updates the index first; 0 never; default: unless it is current'),
@@ -116,6 +118,12 @@ export const iologRoutes: Route[] = [
       file: textParam('glob naming sessions, absolute or relative to each I/O log root (e.g. **, 00/00/*)'),
       query: textParam('KEYWORD:REGEX; KEYWORD = stdin, stdout, stderr, ttyin, ttyout, input, output or any; REGEX starting with (?i) is case-insensitive'),
       detail: ioFlag('1 adds the matching lines with their times (time: ms since the start; at: seconds for the screen call)'),
+      from: IOLOG_LIST_PARAMS.from!,
+      to: IOLOG_LIST_PARAMS.to!,
+      submituser: IOLOG_LIST_PARAMS.submituser!,
+      submithost: IOLOG_LIST_PARAMS.submithost!,
+      runuser: IOLOG_LIST_PARAMS.runuser!,
+      runhost: IOLOG_LIST_PARAMS.runhost!,
     },
     async handler(req, engine) {
       const run = await iologSearch(engine, req.query, req.signal, { unredacted: req.unredacted === true });
