@@ -6,8 +6,7 @@
 // Streamed line by line with the writable's back-pressure; memory is the screen model's.
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import type { TextExtractor } from './text.js';
-import { textExtractorFactory } from './text-factory.js';
+import { textExtractorFactory, type TextExtractor } from './text-factory.js';
 import { checkAborted, type IologSession, type StreamName } from './session.js';
 
 const OUTPUT: ReadonlySet<StreamName> = new Set<StreamName>(['ttyout', 'stdout', 'stderr']);
