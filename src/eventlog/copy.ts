@@ -22,7 +22,13 @@ export interface CopyOptions {
  * flat file skips recnums not above its last one.
  */
 export async function copyStore(from: EventStore, to: EventStore, opts: CopyOptions = {}): Promise<CopyProgress> {
-  const batchSize = opts.batchSize ?? 5000;
+  // A database loads in bulk (into an empty one, indexes built after the rows: bulk-load.ts),
+  // in larger transactions.
+  if (to.bulkLoad) return to.bulkLoad(() => copyBatches(from, to, opts, opts.batchSize ?? 20_000));
+  return copyBatches(from, to, opts, opts.batchSize ?? 5000);
+}
+
+async function copyBatches(from: EventStore, to: EventStore, opts: CopyOptions, batchSize: number): Promise<CopyProgress> {
   const p: CopyProgress = { read: 0, written: 0, skipped: 0 };
   let batch: NewEvent[] = [];
   const flush = async () => {

@@ -75,9 +75,13 @@ export function secondaryIndexSql(p: SqlProfile): string[] {
   return out;
 }
 
-/** DROP INDEX IF EXISTS for every secondary index (PostgreSQL: in the events table's schema). */
+/**
+ * DROP INDEX IF EXISTS for the secondary indexes a bulk load builds after the rows (PostgreSQL:
+ * in the events table's schema): all but events_uniqueid, which the load's own finish linking
+ * looks rows up by.
+ */
 export function dropSecondaryIndexSql(p: SqlProfile): string[] {
-  return secondaryIndexNames(p).map((n) => `DROP INDEX IF EXISTS ${p.schema ? `"${p.schema}".` : ''}${n}`);
+  return secondaryIndexNames(p).filter((n) => n !== indexName('uniqueid')).map((n) => `DROP INDEX IF EXISTS ${p.schema ? `"${p.schema}".` : ''}${n}`);
 }
 
 /** DDL creating the schema at SCHEMA_VERSION (for DBMSes where evio owns the DDL). */

@@ -6,6 +6,7 @@ import type { AppendResult, DeleteResult, EventFilter, EventQuery, EventRow, Eve
 import { existingRecnumsStatements, insertRowSql, insertStatements, insertValueStatements, lastRecnumSql, linkAppendBatch, linkOlderRowParams, linkOlderRowSql, linkOlderStatements, planBatch, prepareEvent, recnumsToCheck, recomputeForUniqueids, type BatchPlan } from './append-plan.js';
 import { deleteStatements, filterPredicate, recnumPredicate, relinkMarkedStatement } from './delete-plan.js';
 import { column, type SqlDriver, type SqlSession } from './driver.js';
+import { buildDeferredIndexes, deferIndexes } from './bulk-load.js';
 import { ensureSchema } from './ensure-schema.js';
 import { EVENT_COLUMNS } from './schema.js';
 import { buildSelect, finishRows, recordByRecnumSql } from './select.js';
@@ -129,6 +130,21 @@ export abstract class SqlEventStore implements EventStore {
     }
     await flush();
     return res;
+  }
+
+  /**
+   * A load of many appends (copy, import): into a store that holds no record yet, the secondary
+   * indexes are dropped first and built once `work` ends, whether it succeeds or fails; a
+   * load killed half way leaves them to the store's next open (bulk-load.ts).
+   */
+  async bulkLoad<T>(work: () => Promise<T>): Promise<T> {
+    const d = await this.ready();
+    const deferred = await deferIndexes(d);
+    try {
+      return await work();
+    } finally {
+      if (deferred) await buildDeferredIndexes(d);
+    }
   }
 
   private async writeBatch(d: SqlDriver, s: SqlSession, batch: NewEvent[]): Promise<BatchPlan> {
