@@ -7,6 +7,8 @@ export interface CopyProgress {
   read: number;
   written: number;
   skipped: number;
+  /** About how many records the source holds (its last recnum), for an ETA; null when unknown. */
+  total?: number | null;
 }
 
 export interface CopyOptions {
@@ -30,6 +32,7 @@ export async function copyStore(from: EventStore, to: EventStore, opts: CopyOpti
 
 async function copyBatches(from: EventStore, to: EventStore, opts: CopyOptions, batchSize: number): Promise<CopyProgress> {
   const p: CopyProgress = { read: 0, written: 0, skipped: 0 };
+  if (opts.onProgress) p.total = await from.lastRecnum().catch(() => null);
   let batch: NewEvent[] = [];
   const flush = async () => {
     if (!batch.length) return;

@@ -137,11 +137,11 @@ export abstract class SqlEventStore implements EventStore {
    * indexes are dropped first and built once `work` ends, whether it succeeds or fails; a
    * load killed half way leaves them to the store's next open (bulk-load.ts).
    */
-  async bulkLoad<T>(work: () => Promise<T>): Promise<T> {
+  async bulkLoad<T>(work: (load: { emptyAtStart: boolean }) => Promise<T>): Promise<T> {
     const d = await this.ready();
     const deferred = await deferIndexes(d);
     try {
-      return await work();
+      return await work({ emptyAtStart: deferred });
     } finally {
       if (deferred) await buildDeferredIndexes(d);
     }
