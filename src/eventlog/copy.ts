@@ -34,19 +34,42 @@ async function copyBatches(from: EventStore, to: EventStore, opts: CopyOptions, 
   const p: CopyProgress = { read: 0, written: 0, skipped: 0 };
   if (opts.onProgress) p.total = await from.lastRecnum().catch(() => null);
   let batch: NewEvent[] = [];
-  const flush = async () => {
-    if (!batch.length) return;
-    const res: AppendResult = await to.append(batch, opts.signal ? { signal: opts.signal } : {});
-    p.written += res.count;
-    p.skipped += res.skipped;
-    batch = [];
-    opts.onProgress?.(p);
+  // One batch is written while the next is read (the reading and the database's work overlap);
+  // never two appends at once, so the order of the writes is the order of the source.
+  let writing: Promise<void> | null = null;
+  let failed: { err: unknown } | null = null;
+  const settle = async () => {
+    if (writing) await writing;
+    writing = null;
+    if (failed) throw failed.err;
   };
-  for await (const row of from.query(dumpQuery(opts.filter), opts.signal ? { signal: opts.signal } : {})) {
-    batch.push(row.rec as StoredEvent);
-    p.read++;
-    if (batch.length >= batchSize) await flush();
+  const flush = async () => {
+    await settle();
+    if (!batch.length) return;
+    const b = batch;
+    batch = [];
+    writing = to.append(b, opts.signal ? { signal: opts.signal } : {}).then(
+      (res: AppendResult) => {
+        p.written += res.count;
+        p.skipped += res.skipped;
+        opts.onProgress?.(p);
+      },
+      (err: unknown) => {
+        failed = { err };
+      },
+    );
+  };
+  try {
+    for await (const row of from.query(dumpQuery(opts.filter), opts.signal ? { signal: opts.signal } : {})) {
+      batch.push(row.rec as StoredEvent);
+      p.read++;
+      if (batch.length >= batchSize) await flush();
+    }
+    await flush();
+  } finally {
+    // A failed read still waits for the write under way (its outcome is the store's state).
+    await (writing as Promise<void> | null)?.catch(() => {});
   }
-  await flush();
+  await settle();
   return p;
 }
