@@ -5,7 +5,7 @@
 // interleaved round by round in one run (the machine is shared: ranges and load averages are
 // printed with the figures). Prints a Markdown section for BENCHMARKS.md.
 //
-//   node bench/loads.mjs [--sizes 100000,1000000] [--rounds 3] [--out FILE]
+//   node bench/loads.mjs [--sizes 100000,1000000] [--rounds 3] [--cases empty,half,sqlite] [--out FILE]
 //
 // Needs `npm run build` (dist/), psql and sqlite3 (bench/install-peers.sh), and PostgreSQL at
 // EVIO_BENCH_PG (default postgres://postgres@127.0.0.1:5432/test); works in schemas of its own
@@ -28,6 +28,7 @@ const opt = (name, dflt) => {
 const sizes = opt('sizes', '100000,1000000').split(',').map(Number);
 const rounds = Number(opt('rounds', '3'));
 const out = opt('out', null);
+const cases = new Set(opt('cases', 'empty,half,sqlite').split(','));
 
 const pgUrl = new URL(PG);
 const psqlBase = ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', pgUrl.hostname, '-p', pgUrl.port || '5432', '-U', decodeURIComponent(pgUrl.username || 'postgres'), '-d', pgUrl.pathname.slice(1)];
@@ -79,6 +80,7 @@ function peerInputs(n, files) {
   psql(`\\copy (SELECT * FROM ${ref}.events ORDER BY recnum) TO '${csv}' csv`);
   psql(`\\copy (SELECT * FROM ${ref}.events WHERE recnum <= ${n / 2} ORDER BY recnum) TO '${csvFirst}' csv`);
   psql(`\\copy (SELECT * FROM ${ref}.events WHERE recnum > ${n / 2} ORDER BY recnum) TO '${csvSecond}' csv`);
+  if (!cases.has('sqlite')) return { ref, csv, csvFirst, csvSecond };
   const sqliteRef = join(DATA, `ref-${n}.sqlite`);
   rmSync(sqliteRef, { force: true });
   sh(process.execPath, [EVIO, 'events', 'copy', '--from', `ff:${files.all}`, '--to', `db:${sqliteRef}`]);
@@ -105,12 +107,15 @@ for (const n of sizes) {
   for (let r = 0; r < rounds; r++) {
     m.load.push(loadavg()[0]);
     // PostgreSQL, empty store: evio copy (indexes built after the rows) vs \copy into an empty indexed table.
+    if (cases.has('empty')) {
     freshSchema(S);
     m.evioEmpty.push(timed(process.execPath, [EVIO, 'events', 'copy', '--from', `ff:${files.all}`, '--to', storeUrl(S)]));
     freshSchema(P);
     psql(`CREATE TABLE ${P}.events (LIKE ${peer.ref}.events INCLUDING ALL)`);
     m.psqlEmpty.push(timed('psql', [...psqlBase, '-c', `\\copy ${P}.events FROM '${peer.csv}' csv`]));
+    }
     // PostgreSQL, a store holding the first half: the second half loaded with every index current.
+    if (cases.has('half')) {
     freshSchema(S);
     sh(process.execPath, [EVIO, 'events', 'copy', '--from', `ff:${files.first}`, '--to', storeUrl(S)]);
     psql(`ANALYZE ${S}.events`);
@@ -120,7 +125,9 @@ for (const n of sizes) {
     psql(`\\copy ${P}.events FROM '${peer.csvFirst}' csv`);
     psql(`ANALYZE ${P}.events`);
     m.psqlHalf.push(timed('psql', [...psqlBase, '-c', `\\copy ${P}.events FROM '${peer.csvSecond}' csv`]));
+    }
     // SQLite, empty store: evio copy vs .import into a database with the same schema and indexes.
+    if (cases.has('sqlite')) {
     const db = join(DATA, `evio-${n}.sqlite`);
     for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
     m.evioSqlite.push(timed(process.execPath, [EVIO, 'events', 'copy', '--from', `ff:${files.all}`, '--to', `db:${db}`]));
@@ -128,6 +135,7 @@ for (const n of sizes) {
     rmSync(pdb, { force: true });
     sh('sqlite3', [pdb], peer.sqliteSchema);
     m.sqliteImport.push(timed('sqlite3', [pdb, `.import --csv ${peer.sqliteCsv} events`]));
+    }
     process.stderr.write(`${n} round ${r + 1}: ${JSON.stringify(Object.fromEntries(Object.entries(m).map(([k, v]) => [k, Array.isArray(v) ? Math.round(v[v.length - 1]) : v])))}\n`);
   }
   for (const s of [S, P, peer.ref]) psql(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
@@ -137,7 +145,7 @@ for (const n of sizes) {
 const lines = [];
 const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 lines.push('## Bulk loads (issue 25)', '');
-lines.push(`*Measured ${when} by \`node bench/loads.mjs --sizes ${sizes.join(',')} --rounds ${rounds}\`; ${process.env.BENCH_NOTE ?? ''}*`, '');
+lines.push(`*Measured ${when} by \`node bench/loads.mjs --sizes ${sizes.join(',')} --rounds ${rounds} --cases ${[...cases].join(',')}\`; ${process.env.BENCH_NOTE ?? ''}*`, '');
 lines.push('| load | rows | evio (records/s, median; range) | peer | peer (records/s, median; range) | ratio (medians) | goal | status | load average (1 min) per round |');
 lines.push('|---|---|---|---|---|---|---|---|---|');
 for (const m of results) {
@@ -148,9 +156,9 @@ for (const m of results) {
     const status = ok(e.median, ratio) ? 'met' : 'MISSED';
     lines.push(`| ${what} | ${fmt(rows)} | ${fmt(e.median)} (${fmt(e.min)}–${fmt(e.max)}) | ${peerName} | ${p ? `${fmt(p.median)} (${fmt(p.min)}–${fmt(p.max)})` : '–'} | ${ratio ? `${ratio.toFixed(2)}×` : '–'} | ${goal} | ${status} | ${m.load.map((x) => x.toFixed(2)).join(', ')} |`);
   };
-  row('PostgreSQL, empty store: `evio events copy --from ff:FILE --to pg:URL`', m.n, m.evioEmpty, '`psql \\copy` (CSV) into an empty table, same columns and indexes', m.psqlEmpty, '≥ 0.8× and ≥ 50,000 records/s', (e, r) => r >= 0.8 && e >= 50_000);
-  row('PostgreSQL, store holding the first half: the second half copied', m.n / 2, m.evioHalf, '`psql \\copy` of the second half into the table holding the first', m.psqlHalf, '≥ 0.8×', (_e, r) => r >= 0.8);
-  row('SQLite, empty store: `evio events copy --from ff:FILE --to db:FILE`', m.n, m.evioSqlite, "sqlite3 shell's `.import --csv` into the same schema (indexes present)", m.sqliteImport, '≥ 0.5×', (_e, r) => r >= 0.5);
+  if (cases.has('empty')) row('PostgreSQL, empty store: `evio events copy --from ff:FILE --to pg:URL`', m.n, m.evioEmpty, '`psql \\copy` (CSV) into an empty table, same columns and indexes', m.psqlEmpty, '≥ 0.8× and ≥ 50,000 records/s', (e, r) => r >= 0.8 && e >= 50_000);
+  if (cases.has('half')) row('PostgreSQL, store holding the first half: the second half copied', m.n / 2, m.evioHalf, '`psql \\copy` of the second half into the table holding the first', m.psqlHalf, '≥ 0.8×', (_e, r) => r >= 0.8);
+  if (cases.has('sqlite')) row('SQLite, empty store: `evio events copy --from ff:FILE --to db:FILE`', m.n, m.evioSqlite, "sqlite3 shell's `.import --csv` into the same schema (indexes present)", m.sqliteImport, '≥ 0.5×', (_e, r) => r >= 0.5);
 }
 const text = `${lines.join('\n')}\n`;
 process.stdout.write(text);
