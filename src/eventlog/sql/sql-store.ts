@@ -159,13 +159,15 @@ export abstract class SqlEventStore implements EventStore {
     const linked = linkAppendBatch(plan.rows, plan.lastBefore);
     if (linked) {
       // Only appends (a copy or load in recnum order): linked here, inserted in bulk.
+      if (s.copyIn) await s.copyIn(p.events, EVENT_COLUMNS, linked.values);
+      else if (s.runMany) await s.runMany(insertRowSql(p), linked.values);
+      else for (const st of insertValueStatements(p, linked.values, this.insertRows)) await s.run(st);
+      // Then older rows still without a finish (after the insert: the general re-link, ODBC's
+      // form, reads the batch's F rows from the table).
       if (plan.lastBefore > 0 && linked.finishes.length > 0) {
         if (s.runMany && !p.arrayParams) await s.runMany(linkOlderRowSql(p), linkOlderRowParams(linked.finishes));
         else for (const st of linkOlderStatements(p, linked.finishes)) await s.run(st);
       }
-      if (s.copyIn) await s.copyIn(p.events, EVENT_COLUMNS, linked.values);
-      else if (s.runMany) await s.runMany(insertRowSql(p), linked.values);
-      else for (const st of insertValueStatements(p, linked.values, this.insertRows)) await s.run(st);
       return plan;
     }
     for (const st of insertStatements(p, plan.rows, this.insertRows)) await s.run(st);
