@@ -145,7 +145,7 @@ describe('kill -9 during a load into PostgreSQL', () => {
     expect(again.stderr).toContain(`copied 0 records`);
     expect(again.stderr).toContain(`${COUNT} were already present`);
     expect((await pgState(admin, target.name)).rows).toEqual(reference.rows);
-  }, 240_000);
+  }, 480_000);
 
   it('events import: killed once a batch is committed; the re-run imports exactly what is missing', async (ctx) => {
     if (!havePg) return ctx.skip();
@@ -172,7 +172,7 @@ describe('kill -9 during a load into PostgreSQL', () => {
     const again = JSON.parse((await run(importArgs(target.store))).stdout) as { importedTotal: number };
     expect(again.importedTotal).toBe(0);
     expect((await pgState(admin, target.name)).rows).toEqual(reference.rows);
-  }, 240_000);
+  }, 480_000);
 });
 
 // ---- SQLite --------------------------------------------------------------------------------
@@ -236,5 +236,5 @@ describe('kill -9 during a load into SQLite', () => {
     const again = await run(copy);
     expect(again.stderr).toContain(`${COUNT} were already present`);
     expect(sqliteState(path).rows).toEqual(reference.rows);
-  }, 240_000);
+  }, 480_000);
 });
