@@ -75,17 +75,26 @@ function peerInputs(n, files) {
   const csv = join(DATA, `events-${n}.pg.csv`);
   const csvFirst = join(DATA, `events-${n}-first.pg.csv`);
   const csvSecond = join(DATA, `events-${n}-second.pg.csv`);
-  freshSchema(ref);
-  sh(process.execPath, [EVIO, 'events', 'copy', '--from', `ff:${files.all}`, '--to', storeUrl(ref)]);
-  psql(`\\copy (SELECT * FROM ${ref}.events ORDER BY recnum) TO '${csv}' csv`);
-  psql(`\\copy (SELECT * FROM ${ref}.events WHERE recnum <= ${n / 2} ORDER BY recnum) TO '${csvFirst}' csv`);
-  psql(`\\copy (SELECT * FROM ${ref}.events WHERE recnum > ${n / 2} ORDER BY recnum) TO '${csvSecond}' csv`);
+  // Kept from an earlier run when the reference table and its CSV are there.
+  let kept = false;
+  try {
+    kept = existsSync(csvSecond) && psql(`SELECT count(*) FROM ${ref}.events`).trim() !== '';
+  } catch {
+    kept = false;
+  }
+  if (!kept) {
+    freshSchema(ref);
+    sh(process.execPath, [EVIO, 'events', 'copy', '--from', `ff:${files.all}`, '--to', storeUrl(ref)]);
+    psql(`\\copy (SELECT * FROM ${ref}.events ORDER BY recnum) TO '${csv}' csv`);
+    psql(`\\copy (SELECT * FROM ${ref}.events WHERE recnum <= ${n / 2} ORDER BY recnum) TO '${csvFirst}' csv`);
+    psql(`\\copy (SELECT * FROM ${ref}.events WHERE recnum > ${n / 2} ORDER BY recnum) TO '${csvSecond}' csv`);
+  }
   if (!cases.has('sqlite')) return { ref, csv, csvFirst, csvSecond };
   const sqliteRef = join(DATA, `ref-${n}.sqlite`);
   rmSync(sqliteRef, { force: true });
   sh(process.execPath, [EVIO, 'events', 'copy', '--from', `ff:${files.all}`, '--to', `db:${sqliteRef}`]);
   const sqliteCsv = join(DATA, `events-${n}.sqlite.csv`);
-  writeFileSync(sqliteCsv, sh('sqlite3', ['-csv', sqliteRef, 'SELECT * FROM events ORDER BY recnum']));
+  sh('sqlite3', ['-csv', sqliteRef, `.output ${sqliteCsv}`, 'SELECT * FROM events ORDER BY recnum']);
   const sqliteSchema = sh('sqlite3', [sqliteRef, '.schema events']);
   return { ref, csv, csvFirst, csvSecond, sqliteCsv, sqliteSchema };
 }
