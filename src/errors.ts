@@ -134,6 +134,7 @@ export const ERRORS = {
   IOLOG_RESUME_POINT: def(1462, 409, 'The resume point does not end a record of the session (it falls between two records or past the end), or the session\'s files are damaged or shorter than its timing says before that point', 'Restart from a commit point this server reported for the session; the message says where the stored records end.'),
   IOLOG_SESSION_IN_USE: def(1463, 409, 'The session is still open for writing in this process, so it cannot be reopened', 'Close the old connection\'s session first (a lost connection closes it when the server notices).'),
   IOLOG_SEQ_LOCK_TIMEOUT: def(1464, 503, 'The session sequence counter (seq) stayed locked by another writer for too long', 'Retry; a lock left by a dead process is taken over automatically.'),
+  IOLOG_TOO_MANY_WATCHERS: def(1465, 503, 'Too many clients already follow live sessions on this server (GET /REST/iolog/follow)', 'Close a console page that follows a session (a wall shows many), or retry later; docs/api.md gives the limit.'),
   // ---- 1500-1599 replay
   REPLAY_TERM_UNKNOWN: def(1500, 400, 'No terminfo entry for the terminal type, and no built-in one', 'Give term= a type the system terminfo database has (infocmp TYPE), or xterm, xterm-256color, vt100, linux or screen.'),
   REPLAY_TERM_BAD_NAME: def(1501, 400, 'The terminal type name is not a valid terminfo name', 'Use a plain name such as xterm-256color: no "/", no control characters, at most 128 characters.'),

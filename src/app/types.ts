@@ -50,7 +50,17 @@ export interface FileResponse {
   size?: number;
 }
 
-export type ApiResponse = JsonResponse | JsonStreamResponse | FileResponse;
+/**
+ * Server-sent events (text/event-stream): `events` yields each event's text, already framed
+ * (`event:`/`id:`/`data:` lines and a blank line); it ends when the stream is over.
+ */
+export interface EventStreamResponse {
+  kind: 'event-stream';
+  http: number;
+  events: AsyncIterable<string>;
+}
+
+export type ApiResponse = JsonResponse | JsonStreamResponse | FileResponse | EventStreamResponse;
 
 export type Handler = (req: ApiRequest, engine: Engine) => Promise<ApiResponse>;
 

@@ -76,6 +76,10 @@ function sendResponse(reply: FastifyReply, res: ApiResponse, stalledMs: number, 
       return reply.type('application/json; charset=utf-8').send(res.body);
     case 'json-stream':
       return reply.type('application/json; charset=utf-8').send(iterableBody(res.chunks));
+    case 'event-stream':
+      // No buffering on the way (x-accel-buffering: proxies), nothing cached.
+      reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-store').header('x-accel-buffering', 'no');
+      return reply.send(iterableBody(res.events));
     case 'file':
       reply.type(res.contentType).header('content-disposition', contentDisposition(res.filename));
       if (res.size !== undefined) reply.header('content-length', res.size);
