@@ -46,6 +46,11 @@ export class Api {
     return url;
   }
 
+  /** A signed GET URL (for a call read as a stream, e.g. the follow call's events). */
+  signedUrl(path: string, params: Params = {}): Promise<URL> {
+    return signUrl(this.url(path, params), 'GET', this.creds);
+  }
+
   async get<T = Record<string, unknown>>(path: string, params: Params = {}, signal?: AbortSignal): Promise<T> {
     const url = await signUrl(this.url(path, params), 'GET', this.creds);
     let res: Response;
