@@ -133,6 +133,9 @@ describe.skipIf(!enabled())('a session Debian sudo is streaming, watched live in
     const screen = await pageScreen();
     expect(screen).toMatch(/step-1-1007\n\/etc\n/);
     expect(screen).toMatch(/step-3-3007\n\/etc\n/);
+    // The command timeline follows (asked again once output came).
+    await page.waitForSelector('.marker-command:has-text("echo step-3-")', { timeout: 20_000 });
+    await shot('05-live-commands');
     // The timeline has grown with the session.
     const duration = await page.evaluate('window.evioPlayer.duration');
     expect(duration).toBeGreaterThan(0);
@@ -145,7 +148,7 @@ describe.skipIf(!enabled())('a session Debian sudo is streaming, watched live in
     await until('the tile\'s screen', async () => ((await tile.locator('.xterm-rows').textContent()) ?? '').includes('step-3-3007'));
     tmux('send-keys', '-t', 't', 'echo wall-$((6 * 7))', 'Enter');
     await until('the new output on the wall', async () => ((await tile.locator('.xterm-rows').textContent()) ?? '').includes('wall-42'));
-    await shot('05-wall');
+    await shot('06-wall');
   }, 60_000);
 
   it('when the session ends, the page says so and it plays as a recording', async () => {
@@ -156,7 +159,7 @@ describe.skipIf(!enabled())('a session Debian sudo is streaming, watched live in
     await page.waitForSelector('#terminal[data-live="ended"]');
     expect(await page.locator('#live-badge').isHidden()).toBe(true);
     await until('the session no longer live', async () => !(await list(`runuser=${RUNAS}`)).some((r) => r.live));
-    await shot('06-ended');
+    await shot('07-ended');
     // A recording now: playing from the start shows the first command again.
     await page.evaluate('window.evioPlayer.seek(0)');
     await page.getByRole('button', { name: 'Play' }).click();

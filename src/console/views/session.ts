@@ -132,6 +132,8 @@ export function renderSession(ctx: ViewContext): void {
   let player: Player | null = null;
   let markers: Marker[] = [];
   let wasPlaying = false;
+  let markerTimer = 0;
+  let markersLoading: Promise<void> | null = null;
   const ac = new AbortController();
   ctx.onLeave(() => {
     ac.abort();
@@ -313,7 +315,7 @@ export function renderSession(ctx: ViewContext): void {
       // A live session opens at now, unless a moment was asked for.
       void startLive(hashTime() === null ? null : t0);
       playBtn.focus();
-      void loadMarkers();
+      markersLoading = loadMarkers();
       void loadEvents();
       return;
     }
@@ -351,14 +353,17 @@ export function renderSession(ctx: ViewContext): void {
       const from = await player.goLive();
       if (at !== null) void player.seek(at);
       await followSession(ctx.api, file, from, {
-        chunk: (c) => player?.liveChunk(c.log, c.start + c.len),
+        chunk: (c) => {
+          player?.liveChunk(c.log, c.start + c.len);
+          scheduleMarkers();
+        },
         end: () => {
           liveBadge.hidden = true;
           nowBtn.hidden = true;
           termBox.dataset.live = 'ended';
           player?.endLive();
-          for (const s of side.querySelectorAll('section')) s.remove();
-          void loadMarkers();
+          clearTimeout(markerTimer);
+          void reloadMarkers();
         },
       }, mine.signal);
     } catch (err) {
@@ -366,6 +371,24 @@ export function renderSession(ctx: ViewContext): void {
       status.append(errorBox(`Following this session stopped: ${explain(err)}`));
     }
   }
+
+  // While live, the command timeline is asked again at most every MARKERS_MS once output came
+  // (one call for the whole session's commands; the output itself is never polled).
+  const MARKERS_MS = 5000;
+  function scheduleMarkers(): void {
+    if (markerTimer) return;
+    markerTimer = window.setTimeout(() => {
+      markerTimer = 0;
+      if (!ac.signal.aborted) void reloadMarkers();
+    }, MARKERS_MS);
+  }
+  async function reloadMarkers(): Promise<void> {
+    await markersLoading;
+    for (const s of side.querySelectorAll('section')) s.remove();
+    markersLoading = loadMarkers();
+    await markersLoading;
+  }
+  ctx.onLeave(() => clearTimeout(markerTimer));
 
   async function loadMarkers(): Promise<void> {
     const cmds: Marker[] = [];
