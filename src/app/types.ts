@@ -73,6 +73,8 @@ export interface Route {
   /** Changes data: refused for read-only apps. */
   writes: boolean;
   summary: string;
+  /** What a successful answer is when it is not JSON (the OpenAPI document says so). */
+  produces?: 'text/event-stream';
   /**
    * The query parameters, each declared once: the OpenAPI document publishes them, the HTTP
    * server checks calls against the schema derived from them, the CLI takes its flags from them.

@@ -94,7 +94,7 @@ describe('following a session while it is received', () => {
   it('ends the events when the follower goes away', async () => {
     const c = await RawClient.open(t.port);
     c.send({ type: 'hello', clientId: 'test' });
-    c.send({ type: 'accept', submitTime: T0 + 100, info: INFO, expectIobufs: true });
+    c.send({ type: 'accept', submitTime: { sec: T0.sec + 100, nsec: 0 }, info: INFO, expectIobufs: true });
     await c.until((m) => m.some((x) => x.type === 'log_id'));
     c.send({ type: 'io', stream: 4, delay: { sec: 0, nsec: 1000 }, data: Buffer.from('x') });
     const dirs = events(t.settings).filter((r) => r.etype === 'K').map((r) => r.iolog as string);

@@ -154,6 +154,7 @@ export const iologRoutes: Route[] = [
     versions: IOLOG_VERSIONS,
     writes: false,
     summary: 'Follow a session while it is written: server-sent events with what is appended from a position on, and an end mark',
+    produces: 'text/event-stream',
     params: {
       file: sessionFileParam(),
       start: number('data-stream position to follow from (default 0); a screen call\'s offset for "from now"'),
