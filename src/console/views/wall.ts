@@ -12,6 +12,9 @@ import type { SessionRow } from './sessions.js';
 
 /** How often the list of live sessions is looked at again, ms. */
 const RELIST_MS = 5000;
+/** The list is read in pages of PAGE sessions, at most MAX_PAGES of them (the filters narrow it). */
+const PAGE = 1000;
+const MAX_PAGES = 10;
 /** Tiles at most (each holds a follow call open). */
 const MAX_TILES = 24;
 
@@ -97,8 +100,17 @@ export function renderWall(ctx: ViewContext): void {
     listing = new AbortController();
     const f = filters();
     try {
-      const ans = await ctx.api.get<{ result: SessionRow[] }>('/REST/iolog/list', { ...f, len: 1000 }, listing.signal);
-      const live = ans.result.filter((r) => r.live).slice(-MAX_TILES);
+      // The list is oldest first: read it to its end (a bounded number of pages) for the newest.
+      const all: SessionRow[] = [];
+      let start = 0;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const ans = await ctx.api.get<{ result: SessionRow[]; more?: boolean; next?: { start: number } }>('/REST/iolog/list', { ...f, start, len: PAGE }, listing.signal);
+        all.push(...ans.result.filter((r) => r.live));
+        if (!ans.more || !ans.next) break;
+        start = ans.next.start;
+      }
+      const ans = { result: all };
+      const live = ans.result.slice(-MAX_TILES);
       const keep = new Set(live.map((r) => r.logpath));
       // Ended sessions leave at this look (they showed "ended" since their end).
       for (const [k, t] of tiles) if (!keep.has(k) && t.ended) {
