@@ -302,7 +302,8 @@ describe('the console in chromium', () => {
     const lines = 20_000;
     const line = (i: number) => `line ${String(i).padStart(6, '0')} ${'x'.repeat(186)}\r\n`;
     writeFileSync(join(big, 'ttyout'), Array.from({ length: lines }, (_, i) => line(i)).join(''));
-    writeFileSync(join(big, 'timing'), Array.from({ length: lines }, () => '4 0.030000 200\n').join(''));
+    // Read-only, as sudo leaves a finished session (a writable timing file marks it live, and the page would open it at now).
+    writeFileSync(join(big, 'timing'), Array.from({ length: lines }, () => '4 0.030000 200\n').join(''), { mode: 0o444 });
     writeFileSync(join(big, 'log.json'), JSON.stringify({ timestamp: { seconds: 1767225600, nanoseconds: 0 }, submituser: 'alice', runuser: 'root', command: '/usr/bin/cat', runargv: ['cat', 'big.log'], lines: 24, columns: 200 }));
     const total = lines * 200;
     const chunks: { start: number; len: number }[] = [];
@@ -413,7 +414,7 @@ describe('the console in chromium', () => {
     await docs.goto(`${url}/docs`);
     await docs.getByLabel('App id').fill('admin');
     await docs.getByLabel('Key').fill(key);
-    await docs.getByRole('button', { name: 'Use' }).click();
+    await docs.getByRole('button', { name: 'Use', exact: true }).click();
     const op = docs.locator('#operations-events-getRESTV20EventsDestinations');
     await op.locator('.opblock-summary').click();
     await op.getByRole('button', { name: 'Try it out' }).click();
