@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iologFollow, type FollowEvent } from '../../src/app/iolog-follow.js';
+import { FOLLOW_MAX_WATCHERS } from '../../src/iolog/limits.js';
 import { iologChunk, iologCommands, iologScreen, iologSearch, matchingPaths, SearchAnswer } from '../../src/app/iolog.js';
 import { INFO, RawClient, T0 } from './client.js';
 import { events, startTestServer, type TestServer } from './helpers.js';
@@ -110,6 +111,30 @@ describe('following a session while it is received', () => {
     ac.abort();
     await reading;
     expect(got).toEqual(['state', 'chunk']);
+    c.end();
+  });
+
+  it('refuses a follower over the cap with 1465, and takes one again once one left', async () => {
+    const c = await RawClient.open(t.port);
+    c.send({ type: 'hello', clientId: 'test' });
+    c.send({ type: 'accept', submitTime: { sec: T0.sec + 200, nsec: 0 }, info: INFO, expectIobufs: true });
+    await c.until((m) => m.some((x) => x.type === 'log_id'));
+    c.send({ type: 'io', stream: 4, delay: { sec: 0, nsec: 1000 }, data: Buffer.from('y') });
+    const dirs = events(t.settings).filter((r) => r.etype === 'K').map((r) => r.iolog as string);
+    const dir = dirs[dirs.length - 1]!;
+    await until('the output', () => existsSync(join(dir, 'ttyout')));
+    const file = dir.slice(t.root.length + 1);
+    const held = [];
+    for (let i = 0; i < FOLLOW_MAX_WATCHERS; i++) {
+      const ac = new AbortController();
+      held.push({ ac, f: await iologFollow(t.engine, { file }, ac.signal) });
+    }
+    await expect(iologFollow(t.engine, { file }, new AbortController().signal)).rejects.toMatchObject({ errorName: 'IOLOG_TOO_MANY_WATCHERS', code: 1465 });
+    held[0]!.ac.abort();
+    const again = new AbortController();
+    await expect(iologFollow(t.engine, { file }, again.signal)).resolves.toMatchObject({ file });
+    again.abort();
+    for (const h of held) h.ac.abort();
     c.end();
   });
 });
