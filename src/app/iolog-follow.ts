@@ -47,6 +47,9 @@ class SessionHub {
   private waiters = new Set<() => void>();
   private pieces = new Map<string, Promise<Piece>>();
 
+  /** The server is stopping: its followers end (without an end mark; they may call again elsewhere). */
+  stopped = false;
+
   constructor(
     /** The session directory (sudo), or null: a file that is complete as it is (asciicast). */
     private readonly dir: string | null,
@@ -133,6 +136,14 @@ class FollowRegistry implements Closable {
   watchers = 0;
   private hubs = new Map<string, SessionHub>();
 
+  /** Ends every follow now (a graceful shutdown: they would otherwise hold its drain to the end). */
+  stopAll(): void {
+    for (const h of this.hubs.values()) {
+      h.stopped = true;
+      h.stop();
+    }
+  }
+
   join(path: string, sudo: boolean): SessionHub {
     if (this.watchers >= FOLLOW_MAX_WATCHERS) throw evioError('IOLOG_TOO_MANY_WATCHERS', `${FOLLOW_MAX_WATCHERS} clients already follow sessions on this server`);
     let hub = this.hubs.get(path);
@@ -157,6 +168,12 @@ class FollowRegistry implements Closable {
     for (const h of this.hubs.values()) h.stop();
     this.hubs.clear();
   }
+}
+
+/** A graceful shutdown's first step: the follows in progress end, so that they do not hold the drain. */
+export async function iologFollowsStop(engine: Engine): Promise<void> {
+  const registry = await engine.resource('iolog:follow', () => new FollowRegistry());
+  registry.stopAll();
 }
 
 export interface Follow {
@@ -215,6 +232,7 @@ async function* follow(engine: Engine, file: string, start: number, hub: Session
         return;
       }
       const woke = await hub.changed(version, FOLLOW_KEEPALIVE_MS, signal);
+      if (hub.stopped) return;
       if (!woke && !signal.aborted && hub.version === version) yield { event: 'ping' };
     }
   } finally {

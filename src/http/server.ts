@@ -22,6 +22,7 @@ import { createNodeServer, type NodeServer } from './node-server.js';
 import { registerOps, type Ops } from './ops-routes.js';
 import { guardStall } from './stall-guard.js';
 import { iterableBody } from './stream-body.js';
+import { iologFollowsStop } from '../app/iolog-follow.js';
 import { checkListenPolicy, loadTls } from '../listen-policy.js';
 import { answered, installRequestLog, requestLogOptions } from './request-log.js';
 import { registerConsole } from './console-assets.js';
@@ -356,7 +357,11 @@ export async function startServer(engine: Engine, opts: ListenOptions = {}): Pro
     url: `${s.tls ? 'https' : 'http'}://${urlHost}:${boundPort}`,
     port: boundPort,
     connections: node.connections,
-    drain: (ms) => ops.drain(ms),
+    drain: async (ms) => {
+      // Follows of live sessions would hold the drain to its end: they end first.
+      await iologFollowsStop(engine);
+      return ops.drain(ms);
+    },
     close: () => app.close(),
   };
 }

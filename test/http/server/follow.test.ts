@@ -4,7 +4,8 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeHome, serve, serverPerTest, signed } from './helpers.js';
+import { sendSigned } from '../../../src/app/rest-client.js';
+import { KEYS, makeHome, serve, serverPerTest, signed } from './helpers.js';
 
 describe('GET /REST/iolog/follow', () => {
   const held = serverPerTest();
@@ -45,5 +46,27 @@ describe('GET /REST/iolog/follow', () => {
     expect(missing.body.status).toBe(1004);
     const bad = await signed(held.server, 'admin', 'GET', '/REST/iolog/follow?file=h/s1&start=x');
     expect(bad.body.status).toBe(1401);
+  });
+
+  it('a graceful shutdown ends the follows of live sessions instead of waiting for them', async () => {
+    held.home = makeHome();
+    const file = session();
+    chmodSync(join(held.home.settings.iologdirs[0]!, file, 'timing'), 0o644); // live: sudo still writing
+    held.server = await serve(held.home);
+    const res = await sendSigned({ url: held.server.url, appid: 'admin', key: KEYS.admin, method: 'GET', path: `/REST/iolog/follow?file=${file}` });
+    let text = '';
+    const it = (res as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+    // Read until the session's data came: the follow is open and waiting for more.
+    while (!text.includes('event: chunk')) text += (await it.next()).value.toString();
+    const left = await held.server.drain(60_000);
+    expect(left).toBe(0);
+    for (;;) {
+      const r = await it.next();
+      if (r.done) break;
+      text += r.value.toString();
+    }
+    const a = { text };
+    expect(a.text).toContain('event: state');
+    expect(a.text).not.toContain('event: end');
   });
 });
