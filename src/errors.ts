@@ -139,6 +139,7 @@ export const ERRORS = {
   REDACT_TEST_INPUT: def(1467, 400, 'The FILE of `evio redact test` is neither a session nor a regular file that can be read', 'Name a sudo I/O log session directory, an asciicast file or a plain file.'),
   IOLOG_SCREEN_CELLS_TOO_MANY: def(1468, 400, 'cells=1 would answer more cells than one screen answer holds (250000), or cellrows is not FIRST-LAST (0-based row numbers, FIRST at most LAST)', 'Ask for the cells of a window of rows with cellrows=FIRST-LAST (the message says how many rows fit); several calls cover a large screen.'),
   IOLOG_BAD_SORT: def(1469, 400, 'The session list cannot be sorted by this field or in this order', 'Use sort= createtime, end, duration, submituser, submithost, runuser, runhost, runcmd, exitstatus or logpath, and order= asc or desc.'),
+  IOLOG_TOO_MANY_WATCHERS: def(1473, 503, 'Too many clients already follow live sessions on this server (GET /REST/iolog/follow)', 'Close a console page that follows a session (a wall shows many), or retry later; docs/api.md gives the limit.'),
   // ---- 1500-1599 replay
   REPLAY_TERM_UNKNOWN: def(1500, 400, 'No terminfo entry for the terminal type, and no built-in one', 'Give term= a type the system terminfo database has (infocmp TYPE), or xterm, xterm-256color, vt100, linux or screen.'),
   REPLAY_TERM_BAD_NAME: def(1501, 400, 'The terminal type name is not a valid terminfo name', 'Use a plain name such as xterm-256color: no "/", no control characters, at most 128 characters.'),

@@ -47,6 +47,7 @@ export {
   SearchAnswer,
   type SearchRun,
 } from './app/iolog.js';
+export { iologFollow, type Follow, type FollowEvent } from './app/iolog-follow.js';
 export { openSession, type SessionKind } from './iolog/locate.js';
 export type { IologSession } from './iolog/session.js';
 export type { ChunkResult } from './iolog/chunk.js';

@@ -52,7 +52,17 @@ export interface FileResponse {
   size?: number;
 }
 
-export type ApiResponse = JsonResponse | JsonStreamResponse | FileResponse;
+/**
+ * Server-sent events (text/event-stream): `events` yields each event's text, already framed
+ * (`event:`/`id:`/`data:` lines and a blank line); it ends when the stream is over.
+ */
+export interface EventStreamResponse {
+  kind: 'event-stream';
+  http: number;
+  events: AsyncIterable<string>;
+}
+
+export type ApiResponse = JsonResponse | JsonStreamResponse | FileResponse | EventStreamResponse;
 
 export type Handler = (req: ApiRequest, engine: Engine) => Promise<ApiResponse>;
 
@@ -65,6 +75,8 @@ export interface Route {
   /** Changes data: refused for read-only apps. */
   writes: boolean;
   summary: string;
+  /** What a successful answer is when it is not JSON (the OpenAPI document says so). */
+  produces?: 'text/event-stream';
   /**
    * The query parameters, each declared once: the OpenAPI document publishes them, the HTTP
    * server checks calls against the schema derived from them, the CLI takes its flags from them.

@@ -36,6 +36,10 @@ export async function writeResponse(res: ApiResponse, out: CliIo['out'], options
     await write('\n');
     return res.status();
   }
+  if (res.kind === 'event-stream') {
+    for await (const text of res.events) await write(text);
+    return 0;
+  }
   const stream = out.isTTY && !options.raw ? filterForTerminal(res.stream as AsyncIterable<Uint8Array>) : res.stream;
   for await (const chunk of stream) await write(chunk as Buffer);
   return 0;

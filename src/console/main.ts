@@ -1,5 +1,5 @@
 // The console's entry: sign-in, the navigation and a router over the page's query string
-// (?view=events|sessions|search|session&file=...; the hash carries the player's #t=SECONDS).
+// (?view=events|sessions|search|session|wall&file=...; the hash carries the player's #t=SECONDS).
 // Everything runs in the page: the key stays in sessionStorage and signs each call (sign.ts).
 import { Api } from './api.js';
 import { clearCredentials, loadCredentials } from './credentials.js';
@@ -9,12 +9,14 @@ import { renderEvents } from './views/events.js';
 import { renderSessions } from './views/sessions.js';
 import { renderSearch } from './views/search.js';
 import { renderSession } from './views/session.js';
+import { renderWall } from './views/wall.js';
 import { hrefFor, type ViewContext, type ViewName } from './view-context.js';
 
 const VIEWS: readonly (readonly [ViewName, string])[] = [
   ['events', 'Events'],
   ['sessions', 'Sessions'],
   ['search', 'Search sessions'],
+  ['wall', 'Live wall'],
 ];
 
 let leaving: (() => void)[] = [];
@@ -67,6 +69,7 @@ function route(): void {
   if (view === 'session') renderSession(ctx);
   else if (view === 'sessions') renderSessions(ctx);
   else if (view === 'search') renderSearch(ctx);
+  else if (view === 'wall') renderWall(ctx);
   else renderEvents(ctx);
 }
 

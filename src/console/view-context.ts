@@ -2,7 +2,7 @@
 // elsewhere. In its own module so that the views do not import the router (no import cycle).
 import type { Api } from './api.js';
 
-export type ViewName = 'events' | 'sessions' | 'search' | 'session';
+export type ViewName = 'events' | 'sessions' | 'search' | 'session' | 'wall';
 
 export interface ViewContext {
   api: Api;

@@ -98,10 +98,12 @@ export function openApiDocument(routes: readonly Route[], opts: { prefix: string
       tags: [route.path.split('/')[1] ?? 'rest'],
       parameters: [...signature, ...Object.entries(route.params).map(([name, spec]) => parameter(name, spec))],
       responses: {
-        '200': {
-          description: 'status 0; large answers stream (a failure after the first record ends the body with status and error)',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Answer' } } },
-        },
+        '200': route.produces === 'text/event-stream'
+          ? { description: 'server-sent events (event: state, chunk, end; data: JSON on one line) until the end or the client goes away', content: { 'text/event-stream': { schema: { type: 'string' } } } }
+          : {
+              description: 'status 0; large answers stream (a failure after the first record ends the body with status and error)',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Answer' } } },
+            },
         ...errorResponses,
       },
     };

@@ -23,6 +23,7 @@ import { createNodeServer, type NodeServer } from './node-server.js';
 import { registerOps, type Ops } from './ops-routes.js';
 import { guardStall } from './stall-guard.js';
 import { iterableBody } from './stream-body.js';
+import { iologFollowsStop } from '../app/iolog-follow.js';
 import { checkListenPolicy, loadTls } from '../listen-policy.js';
 import { answered, installRequestLog, requestLogOptions } from './request-log.js';
 import { registerConsole } from './console-assets.js';
@@ -77,6 +78,10 @@ function sendResponse(reply: FastifyReply, res: ApiResponse, stalledMs: number, 
       return reply.type('application/json; charset=utf-8').send(res.body);
     case 'json-stream':
       return reply.type('application/json; charset=utf-8').send(iterableBody(res.chunks));
+    case 'event-stream':
+      // No buffering on the way (x-accel-buffering: proxies), nothing cached.
+      reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-store').header('x-accel-buffering', 'no');
+      return reply.send(iterableBody(res.events));
     case 'file':
       reply.type(res.contentType).header('content-disposition', contentDisposition(res.filename));
       if (res.size !== undefined) reply.header('content-length', res.size);
@@ -359,7 +364,11 @@ export async function startServer(engine: Engine, opts: ListenOptions = {}): Pro
     url: `${s.tls ? 'https' : 'http'}://${urlHost}:${boundPort}`,
     port: boundPort,
     connections: node.connections,
-    drain: (ms) => ops.drain(ms),
+    drain: async (ms) => {
+      // Follows of live sessions would hold the drain to its end: they end first.
+      await iologFollowsStop(engine);
+      return ops.drain(ms);
+    },
     close: () => app.close(),
   };
 }

@@ -83,3 +83,14 @@ export const SEEK_KEYFRAMES_BUDGET = 64 * 1024 * 1024;
  * screen (up to 2000 × 1000) is asked for by windows of rows (cellrows=FIRST-LAST).
  */
 export const SCREEN_CELLS_MAX = 250_000;
+
+/** Following a live session: how often the session's timing file is looked at (one stat per session, shared by its watchers), ms. */
+export const FOLLOW_POLL_MS = 100;
+/** Following: bytes of the data stream per event (a watcher far behind catches up in pieces this size). */
+export const FOLLOW_CHUNK_LEN = 64 * 1024;
+/** Following: clients following sessions at once on one server (all sessions together). */
+export const FOLLOW_MAX_WATCHERS = 200;
+/** Following: a comment line this often keeps an idle stream open through proxies, ms. */
+export const FOLLOW_KEEPALIVE_MS = 15_000;
+/** Following: pieces kept per session for its other watchers (each at most FOLLOW_CHUNK_LEN of data). */
+export const FOLLOW_SHARED_PIECES = 16;

@@ -302,7 +302,8 @@ describe('the console in chromium', () => {
     const lines = 20_000;
     const line = (i: number) => `line ${String(i).padStart(6, '0')} ${'x'.repeat(186)}\r\n`;
     writeFileSync(join(big, 'ttyout'), Array.from({ length: lines }, (_, i) => line(i)).join(''));
-    writeFileSync(join(big, 'timing'), Array.from({ length: lines }, () => '4 0.030000 200\n').join(''));
+    // Read-only, as sudo leaves a finished session (a writable timing file marks it live, and the page would open it at now).
+    writeFileSync(join(big, 'timing'), Array.from({ length: lines }, () => '4 0.030000 200\n').join(''), { mode: 0o444 });
     writeFileSync(join(big, 'log.json'), JSON.stringify({ timestamp: { seconds: 1767225600, nanoseconds: 0 }, submituser: 'alice', runuser: 'root', command: '/usr/bin/cat', runargv: ['cat', 'big.log'], lines: 24, columns: 200 }));
     const total = lines * 200;
     const chunks: { start: number; len: number }[] = [];

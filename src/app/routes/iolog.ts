@@ -13,10 +13,21 @@ import {
   SearchAnswer,
 } from '../iolog.js';
 import { jsonArrayResponse, jsonOk } from '../json-answer.js';
+import { iologFollow, type FollowEvent } from '../iolog-follow.js';
 import { enumParam, flagParam, numberParam, repeatableParams, textParam, wildcardParam } from '../param-schema.js';
 import { IOLOG_VERSIONS, sessionFileParam } from './iolog-common.js';
 import type { ApiResponse, ParamSpec, Route } from '../types.js';
 import { hideRoots, publicPath } from '../../paths.js';
+
+/** One server-sent event's text (JSON data holds no newline). */
+function sseText(e: FollowEvent): string {
+  if (e.event === 'ping') return ': ping\n\n';
+  return `event: ${e.event}\n${e.event === 'chunk' ? `id: ${e.id}\n` : ''}data: ${e.data}\n\n`;
+}
+
+async function* sse(events: AsyncIterable<FollowEvent>): AsyncGenerator<string> {
+  for await (const e of events) yield sseText(e);
+}
 
 async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
   yield* items;
@@ -155,6 +166,22 @@ export const iologRoutes: Route[] = [
       if (c.truncated) tail.truncated = true;
       if (c.warnings.length) tail.warnings = c.warnings;
       return jsonArrayResponse('log', each(c.log), { file: c.file }, () => tail);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/iolog/follow',
+    versions: IOLOG_VERSIONS,
+    writes: false,
+    summary: 'Follow a session while it is written: server-sent events with what is appended from a position on, and an end mark',
+    produces: 'text/event-stream',
+    params: {
+      file: sessionFileParam(),
+      start: number('data-stream position to follow from (default 0); a screen call\'s offset for "from now"'),
+    },
+    async handler(req, engine) {
+      const f = await iologFollow(engine, req.query, req.signal);
+      return { kind: 'event-stream', http: 200, events: sse(f.events) };
     },
   },
   {

@@ -3,7 +3,7 @@
 // seek costs one keyframe and a chunk, never the bytes before it. While playing, chunks are
 // fetched ahead (a few seconds of session time, or a few hundred KB) as the clock moves on.
 import { Terminal } from '@xterm/xterm';
-import { chunkFrames, firstTime, type Frame } from './frames.js';
+import { chunkFrames, firstTime, type ChunkItem, type Frame } from './frames.js';
 import type { SessionSource } from './source.js';
 
 export const SPEEDS = [0.5, 1, 2, 4, 8, 16] as const;
@@ -20,9 +20,12 @@ export interface PlayerOptions {
   startMs: number | null;
   /** Seconds, when known (else learned at the end of the stream). */
   duration: number | null;
+  /** Font size in px (default 14; a wall's small terminals use less). */
+  fontSize?: number;
 }
 
-export type PlayerState = 'paused' | 'playing' | 'buffering' | 'seeking' | 'ended';
+/** `live`: showing a session as it is written (goLive), each piece as it arrives. */
+export type PlayerState = 'paused' | 'playing' | 'buffering' | 'seeking' | 'ended' | 'live';
 
 export class Player {
   readonly term: Terminal;
@@ -64,7 +67,7 @@ export class Player {
       convertEol: false,
       scrollback: 1000,
       fontFamily: 'ui-monospace, "DejaVu Sans Mono", "Liberation Mono", Menlo, Consolas, monospace',
-      fontSize: 14,
+      fontSize: opts.fontSize ?? 14,
       // Room below the baseline: at 1.0 some fonts' underscores fall outside the row and vanish.
       lineHeight: 1.2,
       theme: { background: '#0f1419', foreground: '#e6e1cf', cursor: '#f29718', selectionBackground: '#3e4b59' },
@@ -114,6 +117,7 @@ export class Player {
   }
 
   play(): void {
+    if (this.state === 'live') return;
     if (this.state === 'ended' || (this.duration !== null && this.time >= this.duration && this.eof && this.frames.length === 0)) {
       void this.seek(0).then(() => this.play());
       return;
@@ -194,6 +198,64 @@ export class Player {
       this.wake();
       this.onChange();
     }
+  }
+
+  /**
+   * Jump to now on a live session: the screen at the end of what was written so far; the
+   * player then shows what `liveChunk` hands it as it comes. Returns the data-stream position
+   * to follow from.
+   */
+  async goLive(): Promise<number> {
+    const gen = ++this.generation;
+    this.ac.abort();
+    this.ac = new AbortController();
+    this.fetching = null;
+    this.wantPlay = false;
+    cancelAnimationFrame(this.raf);
+    this.state = 'seeking';
+    this.error = null;
+    this.onChange();
+    const screen = await this.source.screenNow(this.ac.signal);
+    if (gen !== this.generation) throw new DOMException('superseded', 'AbortError');
+    this.term.reset();
+    this.frames = [];
+    this.eof = true;
+    this.term.resize(screen.cols, screen.rows);
+    this.write(screen.repaint);
+    this.nextOffset = screen.offset;
+    this.time = screen.duration ?? screen.at;
+    this.duration = Math.max(this.duration ?? 0, this.time);
+    this.state = 'live';
+    if (this.writes === 0) this.wake();
+    this.onChange();
+    return screen.offset;
+  }
+
+  /** What a live session appended: shown at once when live, else it only makes the session longer. */
+  liveChunk(items: readonly ChunkItem[], endOffset: number): void {
+    if (this.startMs === null) this.startMs = firstTime(items) ?? 0;
+    const frames = chunkFrames(items, this.startMs);
+    const last = frames[frames.length - 1];
+    let t = 0;
+    for (const it of items) if (typeof it.time === 'number') t = (it.time - this.startMs) / 1000;
+    this.duration = Math.max(this.duration ?? 0, t, last?.t ?? 0);
+    if (this.state === 'live') {
+      this.frames.push(...frames);
+      this.drainUpTo(Infinity);
+      this.nextOffset = endOffset;
+      this.time = this.duration;
+    } else if (this.eof && this.nextOffset < endOffset) {
+      // Replaying behind the live edge: there is more to fetch now.
+      this.eof = false;
+      if (this.state === 'ended') this.state = 'paused';
+    }
+    this.onChange();
+  }
+
+  /** The live session is complete: from now on it is a recording like any other. */
+  endLive(): void {
+    if (this.state === 'live') this.state = 'ended';
+    this.onChange();
   }
 
   /** Writes every queued frame up to time t (as one write where possible). */

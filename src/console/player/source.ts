@@ -46,6 +46,11 @@ export class SessionSource {
     }
   }
 
+  /** The screen now (at the end of what was written so far): where following a live session starts. */
+  screenNow(signal?: AbortSignal): Promise<ScreenAt> {
+    return this.api.get<ScreenAt>('/REST/iolog/screen', { file: this.file }, signal);
+  }
+
   chunk(start: number, len: number, signal?: AbortSignal): Promise<ChunkAnswer> {
     return this.api.get<ChunkAnswer>('/REST/iolog', { file: this.file, start, len }, signal);
   }

@@ -11,6 +11,7 @@ import { downloadLinks } from './session-downloads.js';
 import { SessionSource } from '../player/source.js';
 import { firstTime } from '../player/frames.js';
 import { Timeline, type Marker } from '../player/timeline.js';
+import { followSession } from '../player/follow.js';
 import { eventTable, type EventRecord } from './events.js';
 import { hitSeconds, type SearchHit } from './search.js';
 
@@ -75,7 +76,8 @@ export function renderSession(ctx: ViewContext): void {
   const termBox = h('div', { class: 'term', id: 'terminal' });
   const side = h('aside', { class: 'side', 'aria-label': 'Commands and hits' });
   const eventsBox = h('section', { class: 'card session-events', 'aria-labelledby': 'ev-title' }, h('h2', { id: 'ev-title' }, 'Events of this session'));
-  root.append(back, title, meta, status);
+  const liveBadge = h('span', { class: 'badge badge-live', id: 'live-badge', title: 'still being recorded: new output shows as it arrives', hidden: true }, 'live');
+  root.append(back, h('div', { class: 'title-row' }, title, liveBadge), meta, status);
   if (!file) {
     status.append(errorBox('No session given (file=).'));
     return;
@@ -92,6 +94,7 @@ export function renderSession(ctx: ViewContext): void {
   const copyBtn = h('button', { type: 'button', title: 'Copy the text on the screen' }, 'Copy screen text');
   const linkBtn = h('button', { type: 'button', title: 'Copy a link that opens this moment' }, 'Copy link to this moment');
   const stateLabel = h('span', { class: 'state muted', role: 'status' });
+  const nowBtn = h('button', { type: 'button', class: 'now', title: 'Show the session as it is now and follow it', hidden: true }, 'Jump to now');
   const timeline = new Timeline((t) => void seekTo(t));
   const controls = h(
     'div',
@@ -100,6 +103,7 @@ export function renderSession(ctx: ViewContext): void {
     prevBtn,
     nextBtn,
     timeLabel,
+    nowBtn,
     timeline.el,
     h('label', { class: 'inline-field' }, h('span', {}, 'Speed'), speed),
     h('label', { class: 'check', title: 'Pauses longer than 1 s are shortened to 1 s' }, skip, ' Skip idle time'),
@@ -136,6 +140,8 @@ export function renderSession(ctx: ViewContext): void {
   let fit: TermFit | null = null;
   let markers: Marker[] = [];
   let wasPlaying = false;
+  let markerTimer = 0;
+  let markersLoading: Promise<void> | null = null;
   const ac = new AbortController();
   ctx.onLeave(() => {
     ac.abort();
@@ -158,7 +164,7 @@ export function renderSession(ctx: ViewContext): void {
     wasPlaying = playing;
     playBtn.textContent = playing ? '❚❚' : '▶';
     playBtn.setAttribute('aria-label', playing ? 'Pause' : 'Play');
-    stateLabel.textContent = player.error ? '' : player.state === 'buffering' ? 'loading…' : player.state === 'seeking' ? 'seeking…' : player.state === 'ended' ? 'end of session' : '';
+    stateLabel.textContent = player.error ? '' : player.state === 'live' ? 'following live' : player.state === 'buffering' ? 'loading…' : player.state === 'seeking' ? 'seeking…' : player.state === 'ended' ? 'end of session' : '';
     if (player.error) {
       status.replaceChildren(errorBox(explain(player.error)));
     }
@@ -173,6 +179,7 @@ export function renderSession(ctx: ViewContext): void {
       }
     }
     termBox.dataset.state = player.state;
+    nowBtn.disabled = player.state === 'live';
     termBox.dataset.time = player.time.toFixed(3);
   }
 
@@ -240,6 +247,7 @@ export function renderSession(ctx: ViewContext): void {
   }
 
   playBtn.addEventListener('click', () => player?.toggle());
+  nowBtn.addEventListener('click', () => void startLive());
   prevBtn.addEventListener('click', () => marker(-1));
   nextBtn.addEventListener('click', () => marker(1));
   speed.addEventListener('change', () => player && (player.speed = Number(speed.value)));
@@ -311,6 +319,22 @@ export function renderSession(ctx: ViewContext): void {
     controls.append(fit.controls());
     (window as unknown as { evioPlayer?: unknown }).evioPlayer = player;
     const t0 = hashTime() ?? 0;
+    if (await isLive()) {
+      liveBadge.hidden = false;
+      nowBtn.hidden = false;
+      termBox.dataset.live = 'true';
+      // A live session opens at now, unless a moment was asked for.
+      void startLive(hashTime() === null ? null : t0);
+      playBtn.focus({ preventScroll: true });
+      markersLoading = loadMarkers();
+      void markersLoading.finally(() => {
+        fit?.refit();
+        layout.classList.remove('is-loading');
+        eventsBox.classList.remove('is-loading');
+      });
+      void loadEvents();
+      return;
+    }
     const seeking = player.seek(t0).then(() => {
       if (source.screenSupported === false) tools.append(h('span', { class: 'muted note' }, 'This server has no screen-at-time call: seeking replays from the start.'));
     });
@@ -322,6 +346,69 @@ export function renderSession(ctx: ViewContext): void {
     });
     void loadEvents();
   })();
+
+  /** Whether the session is still being written (the session list's live mark). */
+  async function isLive(): Promise<boolean> {
+    try {
+      const ans = await ctx.api.get<{ result: Array<{ live?: boolean }> }>('/REST/iolog/list', { path: exactGlob(file), len: 1 }, ac.signal);
+      return ans.result[0]?.live === true;
+    } catch {
+      return false;
+    }
+  }
+
+  let follow: AbortController | null = null;
+  /**
+   * Follows the live session: the screen now, then what arrives (GET /REST/iolog/follow, from
+   * the screen's offset). With `at`, the player shows that moment instead and the following
+   * only makes the session longer until "Jump to now". At the end: a recording like any other.
+   */
+  async function startLive(at: number | null = null): Promise<void> {
+    if (!player) return;
+    follow?.abort();
+    const mine = new AbortController();
+    follow = mine;
+    ac.signal.addEventListener('abort', () => mine.abort(), { once: true });
+    try {
+      const from = await player.goLive();
+      if (at !== null) void player.seek(at);
+      await followSession(ctx.api, file, from, {
+        chunk: (c) => {
+          player?.liveChunk(c.log, c.start + c.len);
+          scheduleMarkers();
+        },
+        end: () => {
+          liveBadge.hidden = true;
+          nowBtn.hidden = true;
+          termBox.dataset.live = 'ended';
+          player?.endLive();
+          clearTimeout(markerTimer);
+          void reloadMarkers();
+        },
+      }, mine.signal);
+    } catch (err) {
+      if (mine.signal.aborted || (err as Error).name === 'AbortError') return;
+      status.append(errorBox(`Following this session stopped: ${explain(err)}`));
+    }
+  }
+
+  // While live, the command timeline is asked again at most every MARKERS_MS once output came
+  // (one call for the whole session's commands; the output itself is never polled).
+  const MARKERS_MS = 5000;
+  function scheduleMarkers(): void {
+    if (markerTimer) return;
+    markerTimer = window.setTimeout(() => {
+      markerTimer = 0;
+      if (!ac.signal.aborted) void reloadMarkers();
+    }, MARKERS_MS);
+  }
+  async function reloadMarkers(): Promise<void> {
+    await markersLoading;
+    for (const s of side.querySelectorAll('section')) s.remove();
+    markersLoading = loadMarkers();
+    await markersLoading;
+  }
+  ctx.onLeave(() => clearTimeout(markerTimer));
 
   async function loadMarkers(): Promise<void> {
     const cmds: Marker[] = [];
