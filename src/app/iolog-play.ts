@@ -23,6 +23,8 @@ export interface PlayOptions {
    * until the session is complete (its timing file loses its write bits).
    */
   follow?: boolean;
+  /** Receives the session's damage warnings (each once) as the chunks read meet them. */
+  warnings?: string[];
 }
 
 /** How often a followed session is looked at again once all of it was played, ms. */
@@ -85,6 +87,7 @@ export async function* playFrames(engine: Engine, file: string, start: number, s
   for (;;) {
     const params: Params = { file, start: String(pos), len: String(256 * 1024) };
     const c = await iologChunk(engine, params, signal);
+    for (const w of c.warnings) if (options.warnings && !options.warnings.includes(w)) options.warnings.push(w);
     let time: number | null = null;
     let p = c.start;
     for (const item of c.items) {

@@ -361,7 +361,7 @@ export async function iologCommands(engine: Engine, params: Params, signal?: Abo
  * call leaves no empty output file behind. Output events pass the terminal filter (a player
  * writes them to a terminal) unless `raw=1`.
  */
-export async function iologExport(engine: Engine, params: Params, open: () => Writable, signal?: AbortSignal): Promise<Writable> {
+export async function iologExport(engine: Engine, params: Params, open: () => Writable, signal?: AbortSignal, warnings?: string[]): Promise<Writable> {
   const format = single(params, 'format');
   if (format !== 'asciicast') throw evioError('IOLOG_BAD_EXPORT_FORMAT', `--format ${String(format ?? '(missing)')}: use --format asciicast`);
   const file = required(params, 'file');
@@ -370,5 +370,7 @@ export async function iologExport(engine: Engine, params: Params, open: () => Wr
   const session = await openSession(roots(engine), file);
   const out = open();
   await exportAsciicast(session, out, signal, { raw });
+  // A damaged session is exported as far as it reads; `warnings` receives why it stops short.
+  warnings?.push(...session.warnings);
   return out;
 }

@@ -7,6 +7,7 @@
 // . n, q), read so that the terminal's own answers are never taken for keys; pending input is
 // read and dropped before the terminal is restored on every way out (end, q, Ctrl-C, SIGTERM, an
 // error). Without a terminal it plays without keys.
+import { reportDamage } from './damage.js';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { KeyInput, playCommands, playFrames, playStart, type PlayCommand } from '../app/iolog-play.js';
@@ -173,7 +174,7 @@ async function playHeader(io: CliIo, engine: ReturnType<CliIo['engine']>, file: 
   }
 }
 
-export async function runPlay(argv: string[], io: CliIo): Promise<number> {
+export async function runPlay(argv: string[], io: CliIo, allow = false): Promise<number> {
   if (wantsHelp(argv, PLAY_HELP, io.out)) return 0;
   const f = parseFlags(argv, { command: 'iolog play', values: ['speed', 'at', 'idle-limit'], switches: ['raw', 'follow'], positionals: 1 });
   if (f.positionals.length !== 1) throw usageError('give exactly one FILE (evio iolog play FILE)');
@@ -183,7 +184,8 @@ export async function runPlay(argv: string[], io: CliIo): Promise<number> {
   if (!(speed >= MIN_SPEED && speed <= MAX_SPEED)) throw evioError('IOLOG_PLAY_BAD_SPEED', `--speed "${String(speedText).slice(0, 20)}": give a number from 0.0625 to 64`);
   const idleMs = decimal(strFlag(f, 'idle-limit'), 'idle-limit', 2) * 1000;
   const at = strFlag(f, 'at');
-  const options = { raw: f.bools.has('raw'), follow: f.bools.has('follow') };
+  const warnings: string[] = [];
+  const options = { raw: f.bools.has('raw'), follow: f.bools.has('follow'), warnings };
   const engine = io.engine();
   // Stopped by SIGINT/SIGTERM or by the q key (a followed session may wait for ever otherwise).
   const stopping = new AbortController();
@@ -231,7 +233,7 @@ export async function runPlay(argv: string[], io: CliIo): Promise<number> {
         if (frame.bytes.length) await write(io.out, frame.bytes);
         now += frame.gapMs / 1000;
       }
-      if (!jumped) return 0;
+      if (!jumped) return reportDamage(io, 'play', warnings, allow);
     }
   } finally {
     io.signal.removeEventListener('abort', stop);
