@@ -29,7 +29,7 @@ import { jobLock, jobsDir, readJson, removeDurableScratch, removeFile, storeTag,
  * interrupted run means the same thing when the next run finishes it.
  */
 export async function purgeTarget(engine: Engine, storeName: string, filters: Params, olderThan?: string): Promise<{ store: EventStore; params: Params }> {
-  const spec = parseStoreName(engine, storeName, process.cwd(), { existing: true });
+  const spec = parseStoreName(engine, storeName, undefined, { existing: true });
   const params: Params = { ...filters, ...formatParamsOf(spec) };
   if (olderThan !== undefined) {
     let cutoff = Math.floor(Date.now() / 1000) - parseDuration(olderThan);

@@ -13,7 +13,7 @@ import { noteOutcome } from './audit.js';
 
 const HELP = `Usage: evio events SUBCOMMAND ...
 
-  query  STORE [--PARAM VALUE ...]   print matching records as NDJSON (PARAMs as in the REST call)
+  query  [STORE] [--PARAM VALUE ...] print matching records as NDJSON (PARAMs as in the REST call)
   append STORE [FILE]                append NDJSON records (from FILE or stdin); recnums are assigned
   copy   --from STORE --to STORE     copy every record, preserving recnum, uniqueid and finish links
   delete STORE [--PARAM VALUE ...]   delete matching records (filters as in the REST call; --all 1 for all)
@@ -25,7 +25,10 @@ const HELP = `Usage: evio events SUBCOMMAND ...
   (each has --help)
 
 STORE is ff:PATH (NDJSON flat file), db:PATH (SQLite) or a database named in the settings,
-pg:NAME|URL (PostgreSQL), odbc:DSN.
+pg:NAME|URL (PostgreSQL), odbc:DSN. A relative PATH is taken from the first of the settings'
+event-log folders (eventlogdirs), not from the working directory, so cron jobs name the same
+files; an error names the path it resolved to. query, export and purge without STORE read the
+configured event log (eventlog).
 
 Examples:
   evio events query ff:evio-data/events.ndjson --submituser 'alice*' --etype K --limit 5
@@ -124,8 +127,8 @@ export const eventsCommand: CliCommand = {
     switch (sub) {
       case 'query': {
         const f = parseFlags(rest, restFlags('events query', EVENT_QUERY_PARAM_NAMES));
-        const name = f.positionals[0];
-        if (!name) throw usageError('events query needs a STORE');
+        // No STORE: the configured event log (what cron jobs mean), as export and purge.
+        const name = f.positionals[0] ?? `ff:${engine.settings.eventlog}`;
         // A batch command means every match: no page size unless --limit is given.
         const { store, events, page } = await queryEvents(engine, f.flags, { signal: io.signal, store: name, everything: true });
         let n = 0;
