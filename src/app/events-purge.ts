@@ -139,6 +139,8 @@ async function execute(engine: Engine, opts: PurgeOptions, params: Params, iolog
   // I/O logs refused, and the recnums of the records that reference them: those records stay.
   const refusedIologs = new Set<string>();
   const kept: number[] = [];
+  // The uniqueids of kept accepts: their finish records (rows of their own with dump=1) stay too.
+  const keptIds = new Set<string>();
   const countedFinishes = new Set<string>();
   const ranges: Array<[number, number]> = [];
   let rangeStart: number | null = null;
@@ -188,8 +190,10 @@ async function execute(engine: Engine, opts: PurgeOptions, params: Params, iolog
       progress.sessions = report.sessions;
       opts.onSession?.({ recnum: outcome.recnum, path: outcome.path, action: outcome.action, files: outcome.files, bytes: outcome.bytes, ...(outcome.reason ? { reason: outcome.reason } : {}) });
     }
-    if (iologs && rec.etype === 'K' && typeof rec.iolog === 'string' && refusedIologs.has(rec.iolog)) {
+    const refusedK = iologs && rec.etype === 'K' && typeof rec.iolog === 'string' && refusedIologs.has(rec.iolog);
+    if (refusedK || (rec.etype === 'F' && keptIds.has(rec.uniqueid))) {
       // Kept with its I/O log: the delete ranges go around it.
+      if (refusedK) keptIds.add(rec.uniqueid);
       kept.push(rec.recnum);
       report.kept++;
       if (rangeStart !== null) ranges.push([rangeStart, lastRecnum]);
