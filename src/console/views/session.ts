@@ -125,6 +125,14 @@ export function renderSession(ctx: ViewContext): void {
   root.append(h('div', { class: 'session-layout' }, playerCard, side), eventsBox);
 
   const source = new SessionSource(ctx.api, file);
+  // A damaged recording (corrupt stream, timing cut short): a badge above the player, the
+  // warnings in it; what could be read still plays.
+  const damage = h('details', { class: 'warn damaged', 'data-testid': 'session-damaged', hidden: true });
+  playerCard.prepend(damage);
+  source.onWarnings = (all) => {
+    damage.hidden = false;
+    damage.replaceChildren(h('summary', {}, `Damaged recording: ${all.length} warning${all.length === 1 ? '' : 's'} (what could be read is shown)`), h('pre', {}, all.join('\n')));
+  };
   let player: Player | null = null;
   let markers: Marker[] = [];
   let wasPlaying = false;
