@@ -54,7 +54,11 @@ export class SudoSession implements IologSession {
     const file = join(this.path, 'timing');
     // A complete session's gzip timing must end with its trailer: one cut short warns, as a short stream file does.
     const complete = await this.complete();
-    const decoded = await decodedChunks(file, (msg) => this.warn('timing-gzip', `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${msg}`), from?.timing ?? 0, complete);
+    let gzipDamaged = false;
+    const decoded = await decodedChunks(file, (msg) => {
+      gzipDamaged = true;
+      this.warn('timing-gzip', `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${msg}`);
+    }, from?.timing ?? 0, complete);
     if (!decoded) return;
     const parser = new TimingParser();
     if (from) parser.adjust = from.adjust;
@@ -72,10 +76,11 @@ export class SudoSession implements IologSession {
         checkAborted(signal);
         const r = await it.next();
         if (r.done) {
-          if (complete && splitter.hasPartial) {
+          // (A timing whose gzip data is cut or damaged has said so: 1411 covers the rest.)
+          if (complete && !gzipDamaged && splitter.hasPartial) {
             this.warn('timing-cut', `${ERRORS.IOLOG_TIMING_SHORT.code} ${file}: its last line is cut off (no newline) though the session is finished; the session is read up to it`);
           }
-          if (at) at.exhausted = complete;
+          if (at) at.exhausted = complete && !gzipDamaged;
           break;
         }
         batch.length = 0;
