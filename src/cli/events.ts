@@ -38,9 +38,11 @@ Examples:
 
 /** Each subcommand's own help (`evio events query --help`). */
 const SUB_HELP: Readonly<Record<string, string>> = {
-  query: `Usage: evio events query STORE [--PARAM VALUE ...]
+  query: `Usage: evio events query [STORE] [--PARAM VALUE ...]
 
-Prints the matching records as NDJSON, one per line. PARAMs are the parameters of
+Prints the matching records as NDJSON, one per line. Without STORE the configured event log
+(eventlog) is read; a relative ff:PATH or db:PATH is taken from the first event-log folder
+(eventlogdirs), not the working directory. PARAMs are the parameters of
 GET /REST/v2.0/events: --etype, --from, --to, --exittime_from, --exittime_to, --uniqueid,
 --submituser, --submithost, --runuser, --runhost, --runcommand, --exitstatus (wildcards),
 --start, --end, --offset, --limit N (-n N), --order, --orderdirection, and the switches
