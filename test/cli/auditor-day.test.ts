@@ -155,7 +155,7 @@ describe.skipIf(!enabled)("an auditor's day on sessions and logs Debian sudo wro
       expect((JSON.parse(search.stdout) as { iologs: string[] }).iologs.length).toBeGreaterThanOrEqual(3);
       expect(search.stderr).toMatch(/^evio: warning: 1411 .*corrupt-ttyout/m);
       expect(search.stderr).toMatch(/^evio: 1466 evio iolog search /m);
-    });
+    }, 300_000); // 37 CLI runs: minutes on a loaded 2-core machine
 
     it('over REST the answers carry warnings, the duration of a cut timing included', async () => {
       const screen = await signed(server, 'admin', 'GET', `/REST/iolog/screen?file=${encodeURIComponent(cut)}`);
