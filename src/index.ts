@@ -54,7 +54,7 @@ export type { CachedRecord } from './iolog/index-db.js';
 export type { ReplayResult } from './iolog/replay.js';
 export type { ScreenResult } from './iolog/screen.js';
 export type { CommandsResult, CommandEntry } from './iolog/commands.js';
-export { TypedInput, type TypedLine } from './iolog/typed-input.js';
+export { TypedInput, type TypedLine } from './replay/text/typed-input/index.js';
 
 // Replay: bytes in, tokens, screens and text out.
 export { Parser, Tokenizer, Screen, renderScreen, ProcessedText, loadTerminfo, replayRange, screenAt, type ReplayItem, type TokenItem, type TextItem, type TerminfoEntry } from './replay/index.js';

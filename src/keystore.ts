@@ -18,6 +18,8 @@ export interface AppEntry {
   readOnly?: boolean;
   /** Calls per minute; absent = DEFAULT_RATE_LIMIT; 0 = unlimited. */
   rateLimit?: number;
+  /** Reads I/O logs as recorded even when redaction rules are set (docs/auth.md); absent = redacted. */
+  unredacted?: boolean;
   /** ISO 8601 creation (or last rotation) time. */
   created: string;
 }
@@ -66,6 +68,7 @@ function validEntry(path: string, appid: string, raw: unknown): AppEntry {
     throw bad('has "routes" that are not patterns like "GET /events" or "* /iolog/*"');
   }
   if (e.readOnly !== undefined && typeof e.readOnly !== 'boolean') throw bad('has a "readOnly" that is not true or false');
+  if (e.unredacted !== undefined && typeof e.unredacted !== 'boolean') throw bad('has an "unredacted" that is not true or false');
   if (e.rateLimit !== undefined && (typeof e.rateLimit !== 'number' || !Number.isInteger(e.rateLimit) || e.rateLimit < 0)) {
     throw bad('has a "rateLimit" that is not a whole number of 0 or more');
   }
@@ -73,6 +76,7 @@ function validEntry(path: string, appid: string, raw: unknown): AppEntry {
   if (e.routes !== undefined) entry.routes = e.routes as string[];
   if (e.readOnly !== undefined) entry.readOnly = e.readOnly;
   if (e.rateLimit !== undefined) entry.rateLimit = e.rateLimit;
+  if (e.unredacted !== undefined) entry.unredacted = e.unredacted;
   return entry;
 }
 

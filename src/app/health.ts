@@ -132,7 +132,7 @@ export interface OpsFigures {
   eventsReturned: number;
   /** Bytes of flat-file logs read by event queries (what was scanned to find the rows). */
   flatfileBytesRead: number;
-  lanes: Record<'bulk' | 'interactive', LaneStats>;
+  lanes: Record<'bulk' | 'interactive' | 'heavy', LaneStats>;
 }
 
 /** Counters and pool figures for GET /metrics: read only, nothing is started for them. */

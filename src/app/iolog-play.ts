@@ -23,6 +23,8 @@ export interface PlayOptions {
    * until the session is complete (its timing file loses its write bits).
    */
   follow?: boolean;
+  /** Read the session as recorded, not through the redaction rules (CLI --unredacted). */
+  unredacted?: boolean;
   /** Receives the session's damage warnings (each once) as the chunks read meet them. */
   warnings?: string[];
 }
@@ -67,7 +69,7 @@ export interface PlayStart {
 
 /** Where playing starts: the screen at `at` seconds (absent: the start, nothing to repaint). */
 export async function playStart(engine: Engine, file: string, at: string | undefined, signal?: AbortSignal, options: PlayOptions = {}): Promise<PlayStart> {
-  const s = await iologScreen(engine, { file, at: at ?? '0' }, signal);
+  const s = await iologScreen(engine, { file, at: at ?? '0' }, signal, { unredacted: options.unredacted === true });
   if (at === undefined) return { repaint: '', offset: 0, cols: s.cols, rows: s.rows, duration: s.duration };
   // The repaint is made by the screen model from the cells, so it holds only what the filter
   // passes; filtered all the same, so that nothing reaches the terminal unfiltered.
@@ -86,7 +88,7 @@ export async function* playFrames(engine: Engine, file: string, start: number, s
   let lastMs: number | null = null;
   for (;;) {
     const params: Params = { file, start: String(pos), len: String(256 * 1024) };
-    const c = await iologChunk(engine, params, signal);
+    const c = await iologChunk(engine, params, signal, { unredacted: options.unredacted === true });
     for (const w of c.warnings) if (options.warnings && !options.warnings.includes(w)) options.warnings.push(w);
     let time: number | null = null;
     let p = c.start;
@@ -109,7 +111,7 @@ export async function* playFrames(engine: Engine, file: string, start: number, s
       // Followed: the end of what is written so far. Once the session is complete, whatever
       // came before its mark is read by one more round; then it ends.
       if (!(await iologSessionLive(engine, { file }))) {
-        const last = await iologChunk(engine, { file, start: String(pos), len: '1' }, signal);
+        const last = await iologChunk(engine, { file, start: String(pos), len: '1' }, signal, { unredacted: options.unredacted === true });
         if (last.bytes <= pos) break;
         continue;
       }
@@ -137,9 +139,9 @@ export interface PlayCommand {
  * command" key: the moment each line was entered and its data-stream position. Null when the
  * timeline cannot be built (the player then rings the bell).
  */
-export async function playCommands(engine: Engine, file: string, signal?: AbortSignal): Promise<PlayCommand[] | null> {
+export async function playCommands(engine: Engine, file: string, signal?: AbortSignal, options: PlayOptions = {}): Promise<PlayCommand[] | null> {
   try {
-    const timeline = await iologCommands(engine, { file }, signal);
+    const timeline = await iologCommands(engine, { file }, signal, { unredacted: options.unredacted === true });
     return timeline.log.map((c) => ({ at: c.at, offset: c.offset })).sort((a, b) => a.at - b.at);
   } catch {
     return null;

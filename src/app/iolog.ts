@@ -7,7 +7,8 @@ import type { ReplayResult } from '../iolog/replay.js';
 import type { ScreenResult } from '../iolog/screen.js';
 import type { CommandsResult } from '../iolog/commands.js';
 import { evioError } from '../errors.js';
-import { iologPool } from '../worker/pool.js';
+import { iologPool, type IologPool } from '../worker/pool.js';
+import { isBuildNeeded, type BuildNeededAnswer } from '../worker/iolog-task-types.js';
 import { formatIsoInZone } from '../common/time-zone.js';
 import type { ChunkResult } from '../iolog/chunk.js';
 import type { Download } from '../iolog/download.js';
@@ -25,7 +26,11 @@ import type { SeekBuildStats, SeekScreenResult } from '../iolog/seek.js';
 import { lstat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { dropFromSeekIndex, seekIndexPath } from '../iolog/seek-store.js';
+import { castCacheDirForSeek, dropV1Caches } from '../iolog/cast-v1-store.js';
 import type { EventSession } from '../iolog/event-session.js';
+import { redactParam, redactViewFor, type IologAccess } from './redact-view.js';
+
+export type { IologAccess } from './redact-view.js';
 
 export type { Params } from '../iolog/params.js';
 
@@ -39,7 +44,7 @@ function roots(engine: Engine): string[] {
  * from the nearest keyframe of the seek index (seek.ts), so a chunk deep in a big session costs
  * no pass over what comes before it.
  */
-export async function iologChunk(engine: Engine, params: Params, signal?: AbortSignal): Promise<ChunkResult & { at?: number }> {
+export async function iologChunk(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}): Promise<ChunkResult & { at?: number }> {
   const file = required(params, 'file');
   const hasAt = single(params, 'at') !== undefined && single(params, 'at') !== '';
   const hasStart = single(params, 'start') !== undefined && single(params, 'start') !== '';
@@ -48,14 +53,31 @@ export async function iologChunk(engine: Engine, params: Params, signal?: AbortS
   const len = nonNegativeInt(params, 'len', CHUNK_DEFAULT_LEN, CHUNK_MAX_LEN);
   const pool = await iologPool(engine);
   const at = hasAt ? { atMs: atMilliseconds(params) } : { start };
-  return pool.run('seekChunk', { roots: roots(engine), seekFile: seekIndexPath(engine.settings.iologcache), file, len, ...at }, signal);
+  const seekFile = seekIndexPath(engine.settings.iologcache);
+  return builtFirst(pool, roots(engine), file, seekFile, (build) => pool.run('seekChunk', { roots: roots(engine), seekFile, file, len, ...at, build, ...redactParam(engine, access) }, signal), signal);
+}
+
+/**
+ * A seek read in the interactive lane that builds nothing there: when the session's seek index
+ * or v1 cache must be built first, it is built in the heavy lane (pool.ts) and the read asked
+ * again (which may then only extend what grew meanwhile).
+ */
+async function builtFirst<T>(pool: IologPool, sessionRoots: string[], file: string, seekFile: string, read: (build: boolean) => Promise<T | BuildNeededAnswer>, signal?: AbortSignal): Promise<T> {
+  const first = await read(false);
+  if (!isBuildNeeded(first)) return first;
+  await pool.run('seekIndex', { roots: sessionRoots, seekFile, file }, signal);
+  const again = await read(true);
+  if (isBuildNeeded(again)) throw evioError('INTERNAL', 'a seek read asked for a build after one');
+  return again;
 }
 
 /** GET /REST/iolog/variables?file= */
 export async function iologVariables(engine: Engine, params: Params, signal?: AbortSignal): Promise<{ file: string; variables: Variables }> {
   const file = required(params, 'file');
   const pool = await iologPool(engine);
-  return pool.run('variables', { roots: roots(engine), file }, signal);
+  const seekFile = seekIndexPath(engine.settings.iologcache);
+  // An asciicast v1 file is read through its cache, built in the heavy lane (builtFirst).
+  return builtFirst(pool, roots(engine), file, seekFile, (build) => pool.run('variables', { roots: roots(engine), file, castCache: castCacheDirForSeek(seekFile), build }, signal), signal);
 }
 
 /** GET /REST/iolog?path=[&filter=] */
@@ -67,8 +89,10 @@ export async function iologListDirectory(engine: Engine, params: Params, signal?
 }
 
 /** GET /REST/iologfile?file= : the file as is, or a session directory as tar. */
-export async function iologDownload(engine: Engine, params: Params, signal?: AbortSignal): Promise<Download> {
+export async function iologDownload(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}): Promise<Download> {
   const file = required(params, 'file');
+  // The files as recorded cannot be masked (compressed streams, a tar): refused to a redacted caller.
+  if (redactViewFor(engine, access)) throw evioError('IOLOG_DOWNLOAD_REDACTED', `file "${file.slice(0, 100)}": this caller sees redacted data, and a download gives the bytes as recorded`);
   // tar-stream is loaded by the one call that packs a directory, not by every CLI command.
   const { openDownload } = await import('../iolog/download.js');
   return openDownload(roots(engine), file, signal);
@@ -83,7 +107,7 @@ export interface SearchRun {
 }
 
 /** GET /REST/iolog/search?file=GLOB&query=KEYWORD:REGEX[&detail=1] */
-export async function iologSearch(engine: Engine, params: Params, signal?: AbortSignal): Promise<SearchRun> {
+export async function iologSearch(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}): Promise<SearchRun> {
   const glob = required(params, 'file');
   // The query parser and the glob check are loaded by a search, not by every CLI command.
   const [{ parseSearchQuery }, { checkGlob }] = await Promise.all([import('../iolog/search.js'), import('../iolog/walk.js')]);
@@ -102,12 +126,13 @@ export async function iologSearch(engine: Engine, params: Params, signal?: Abort
   // (none may run past what is left), and the first failure aborts the rest.
   const budget = new RegexBudget(engine.settings.searchBudgetMs + found.sessions.length * REGEX_BUDGET_MS_PER_SESSION);
   const share = budget.share();
+  const redact = redactParam(engine, access);
   const batches = ordered(
     groups,
     pool.size * 2,
     (sessions, sig) => {
       if (budget.spent()) return Promise.reject(budget.error(query.regex));
-      return pool.run('searchSessions', { sessions, streams: query.streams, regex: query.regex, flags: query.flags ?? '', detail, hiddenInput: engine.settings.searchHiddenInput, budget: share }, sig);
+      return pool.run('searchSessions', { sessions, streams: query.streams, regex: query.regex, flags: query.flags ?? '', detail, hiddenInput: engine.settings.searchHiddenInput, budget: share, ...redact }, sig);
     },
     signal,
   );
@@ -263,6 +288,7 @@ export function removeIologsFromIndex(engine: Engine, paths: readonly string[]):
   // The seek index is a cache: a failure to clean it only leaves rows no session matches.
   try {
     dropFromSeekIndex(seekIndexPath(engine.settings.iologcache), paths.map((p) => resolve(p)));
+    dropV1Caches(castCacheDirForSeek(seekIndexPath(engine.settings.iologcache)), paths.map((p) => resolve(p)));
   } catch {
     // ignored
   }
@@ -270,13 +296,13 @@ export function removeIologsFromIndex(engine: Engine, paths: readonly string[]):
 }
 
 /** GET /REST/iolog/replay, `evio iolog replay`: validated here, tokenized in the pool. */
-export async function iologReplay(engine: Engine, params: Params, signal?: AbortSignal): Promise<ReplayResult> {
+export async function iologReplay(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}): Promise<ReplayResult> {
   const file = required(params, 'file');
   const term = single(params, 'term');
   const start = nonNegativeInt(params, 'start', 0);
   const len = Math.min(nonNegativeInt(params, 'len', CHUNK_DEFAULT_LEN), CHUNK_MAX_LEN);
   const pool = await iologPool(engine);
-  return pool.run('replay', { roots: roots(engine), file, start, len, ...(term ? { term } : {}) }, signal);
+  return pool.run('replay', { roots: roots(engine), file, start, len, ...(term ? { term } : {}), ...redactParam(engine, access) }, signal);
 }
 
 /** `at`: seconds from the session's start, a decimal number of 0 or more (absent: the end). */
@@ -293,20 +319,31 @@ function atMilliseconds(params: Params): number {
  * GET /REST/iolog/screen, `evio iolog screen`: the screen at a moment (default: the end), from
  * the nearest keyframe of the session's seek index (built on the first seek, in the pool).
  */
-export async function iologScreen(engine: Engine, params: Params, signal?: AbortSignal): Promise<SeekScreenResult> {
+export async function iologScreen(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}): Promise<SeekScreenResult> {
   const file = required(params, 'file');
   const atMs = atMilliseconds(params);
   const cells = flag(params, 'cells');
+  const cellRows = cellRowsParam(params);
   const pool = await iologPool(engine);
-  return pool.run('seekScreen', { roots: roots(engine), seekFile: seekIndexPath(engine.settings.iologcache), file, atMs, cells }, signal);
+  const seekFile = seekIndexPath(engine.settings.iologcache);
+  return builtFirst(pool, roots(engine), file, seekFile, (build) => pool.run('seekScreen', { roots: roots(engine), seekFile, file, atMs, cells, build, ...(cellRows ? { cellRows } : {}), ...redactParam(engine, access) }, signal), signal);
+}
+
+/** `cellrows=FIRST-LAST`: the rows (0-based, inclusive) whose cells a screen answer holds. */
+function cellRowsParam(params: Params): { first: number; last: number } | undefined {
+  const v = single(params, 'cellrows');
+  if (v === undefined || v === '') return undefined;
+  const m = /^(\d{1,4})-(\d{1,4})$/.exec(v);
+  if (!m || Number(m[1]) > Number(m[2])) throw evioError('IOLOG_SCREEN_CELLS_TOO_MANY', `cellrows="${v.slice(0, 20)}" is not FIRST-LAST (0-based row numbers, e.g. 0-99)`);
+  return { first: Number(m[1]), last: Number(m[2]) };
 }
 
 /** The screen at a moment replayed from the session's start, without the seek index (the benchmark's baseline). */
-export async function iologScreenFromStart(engine: Engine, params: Params, signal?: AbortSignal): Promise<ScreenResult> {
+export async function iologScreenFromStart(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}): Promise<ScreenResult> {
   const file = required(params, 'file');
   const atMs = atMilliseconds(params);
   const pool = await iologPool(engine);
-  return pool.run('screen', { roots: roots(engine), file, atMs }, signal);
+  return pool.run('screen', { roots: roots(engine), file, atMs, ...redactParam(engine, access) }, signal);
 }
 
 /**
@@ -349,10 +386,10 @@ export async function iologSeekIndex(engine: Engine, params: Params, signal?: Ab
  * GET /REST/iolog/commands, `evio iolog commands`: the command timeline of a session (the lines
  * typed, when, where, the next prompt, the session's exit), built in the interactive lane.
  */
-export async function iologCommands(engine: Engine, params: Params, signal?: AbortSignal): Promise<CommandsResult> {
+export async function iologCommands(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}): Promise<CommandsResult> {
   const file = required(params, 'file');
   const pool = await iologPool(engine);
-  return pool.run('commands', { roots: roots(engine), file, hidden: engine.settings.searchHiddenInput }, signal);
+  return pool.run('commands', { roots: roots(engine), file, hidden: engine.settings.searchHiddenInput, ...redactParam(engine, access) }, signal);
 }
 
 /**
@@ -361,13 +398,13 @@ export async function iologCommands(engine: Engine, params: Params, signal?: Abo
  * call leaves no empty output file behind. Output events pass the terminal filter (a player
  * writes them to a terminal) unless `raw=1`.
  */
-export async function iologExport(engine: Engine, params: Params, open: () => Writable, signal?: AbortSignal, warnings?: string[]): Promise<Writable> {
+export async function iologExport(engine: Engine, params: Params, open: () => Writable, signal?: AbortSignal, access: IologAccess = {}, warnings?: string[]): Promise<Writable> {
   const format = single(params, 'format');
   if (format !== 'asciicast') throw evioError('IOLOG_BAD_EXPORT_FORMAT', `--format ${String(format ?? '(missing)')}: use --format asciicast`);
   const file = required(params, 'file');
   const [{ openSession }, { exportAsciicast }] = await Promise.all([import('../iolog/locate.js'), import('../iolog/export-asciicast.js')]);
   const raw = flag(params, 'raw');
-  const session = await openSession(roots(engine), file);
+  const session = await openSession(roots(engine), file, redactViewFor(engine, access));
   const out = open();
   await exportAsciicast(session, out, signal, { raw });
   // A damaged session is exported as far as it reads; `warnings` receives why it stops short.

@@ -16,6 +16,8 @@ export interface ApiRequest {
   signal: AbortSignal;
   /** Caller address, for messages (auth). */
   remote?: string;
+  /** The caller may read I/O logs as recorded (keystore app `unredacted`; docs/auth.md). */
+  unredacted?: boolean;
 }
 
 /** A JSON answer held whole (small answers). */

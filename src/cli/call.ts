@@ -7,13 +7,15 @@ import type { ApiResponse } from '../app/types.js';
 import { usageError, type CliCommand, type CliIo } from './io.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
 
-const HELP = `Usage: evio call METHOD 'PATH?QUERY' [--data JSON] [--raw]
+const HELP = `Usage: evio call METHOD 'PATH?QUERY' [--data JSON] [--raw] [--unredacted]
 
 Runs one REST request through the service's handlers in-process and prints the JSON body.
 Exits 0 when the answer's status is 0.
 A raw answer (GET /REST/iologfile: a session file as recorded) written to a terminal passes the
 terminal filter: what the recorded user could aim at this terminal (clipboard, titles, links,
 queries) is dropped. To a file or a pipe it is written as it is; --raw writes it as it is always.
+I/O-log calls read through the redact setting's rules (what they match reads as *);
+--unredacted reads the sessions as recorded, as a keystore app with "unredacted": true does.
 
 Example:
   evio call GET '/REST/v2.0/events?format=ff&file=events.ndjson&runuser=root&limit=3'
@@ -44,7 +46,7 @@ export const callCommand: CliCommand = {
   summary: 'run one REST request in-process (no signature) and print the JSON',
   async run(argv, io) {
     if (wantsHelp(argv, HELP, io.out)) return 0;
-    const f = parseFlags(argv, { command: 'call', values: ['data'], switches: ['raw'], positionals: 2 });
+    const f = parseFlags(argv, { command: 'call', values: ['data'], switches: ['raw', 'unredacted'], positionals: 2 });
     const [method, target] = f.positionals;
     if (!method || !target) throw usageError(`call needs METHOD and PATH\n\n${HELP}`);
     const url = new URL(target, 'http://local');
@@ -64,6 +66,7 @@ export const callCommand: CliCommand = {
       body,
       signal: io.signal,
       remote: 'local',
+      unredacted: f.bools.has('unredacted'),
     });
     const status = await writeResponse(res, io.out, { raw: f.bools.has('raw') });
     return status === 0 ? 0 : 1;

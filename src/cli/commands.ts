@@ -16,5 +16,6 @@ export const commands: CliCommand[] = [
   lazy('call', 'run one REST request in-process (no signature) and print the JSON', async () => (await import('./call.js')).callCommand),
   lazy('events', 'query, append, copy, delete, import, export, purge, rotate and index event records', async () => (await import('./events.js')).eventsCommand),
   lazy('iolog', 'I/O logs: chunk, variables, ls, search, list, index, export, replay, screen', async () => (await import('./iolog.js')).iologCommand),
+  lazy('redact', 'test redaction rules on a session or a file: evio redact test RULES FILE', async () => (await import('./redact.js')).redactCommand),
   lazy('generate', 'write deterministic synthetic event logs or I/O log sessions', async () => (await import('./generate.js')).generateCommand),
 ];

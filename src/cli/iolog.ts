@@ -48,14 +48,18 @@ function printJson(io: CliIo, body: Record<string, unknown>): number {
   return 0;
 }
 
+/** What the reading subcommands say of redaction (docs/iolog.md, "Redaction"). */
+const REDACT_HELP = 'When the redact setting holds rules, what they match is shown as * (and what is typed after a password prompt);\n--unredacted shows the session as recorded (the CLI runs as the operator, who can read the files anyway).';
+
 const SUBS: Record<string, Sub> = {
   chunk: {
-    usage: 'evio iolog chunk FILE [--start N | --at SECONDS] [--len N]',
+    usage: 'evio iolog chunk FILE [--start N | --at SECONDS] [--len N] [--unredacted]',
     help: 'Prints one chunk of a session: {file, bytes, start, len, log:[{time}|{cols,rows,cmd}|{blob,blen,cmd}]}.\nlen defaults to 65536 and is clamped to 1048576. --at starts at the data-stream position of that time (seconds from the start).',
     flags: ['start', 'at', 'len'],
+    bools: ['unredacted'],
     positionals: ['file'],
     async run(a, io, allow) {
-      const c = await iologChunk(io.engine(), a, io.signal);
+      const c = await iologChunk(io.engine(), a, io.signal, { unredacted: a.unredacted === '1' });
       printJson(io, { file: c.file, bytes: c.bytes, ...(c.at !== undefined ? { at: c.at } : {}), start: c.start, len: c.len, log: c.items, ...(c.warnings.length ? { warnings: c.warnings } : {}) });
       return reportDamage(io, 'chunk', c.warnings, allow);
     },
@@ -95,17 +99,17 @@ const SUBS: Record<string, Sub> = {
     },
   },
   search: {
-    usage: "evio iolog search GLOB 'KEYWORD:REGEX' [--detail]",
+    usage: "evio iolog search GLOB 'KEYWORD:REGEX' [--detail] [--unredacted]",
     help:
       'Prints the sessions whose text matches REGEX within one line: {iologs:[path]}; --detail adds the lines\n' +
       'with time (ms since the start) and at (seconds: give it to evio iolog screen --at to see the line).\n' +
       'KEYWORD: stdin, stdout, stderr, ttyin, ttyout, input, output or any (input: the lines typed). (?i) before REGEX:\n' +
       'case-insensitive. GLOB is absolute or relative to each root.',
     flags: [],
-    bools: ['detail'],
+    bools: ['detail', 'unredacted'],
     positionals: ['file', 'query'],
     async run(a, io, allow) {
-      const run = await iologSearch(io.engine(), a, io.signal);
+      const run = await iologSearch(io.engine(), a, io.signal, { unredacted: a.unredacted === '1' });
       const answer = new SearchAnswer();
       await write(io.out, '{"iologs":[');
       let n = 0;
@@ -117,15 +121,16 @@ const SUBS: Record<string, Sub> = {
     },
   },
   commands: {
-    usage: 'evio iolog commands FILE',
+    usage: 'evio iolog commands FILE [--unredacted]',
     help:
       'Prints the command timeline of a session as NDJSON: one line per command entered\n' +
       '{time, at, offset, line, stream, cwd?, prompt_at?, recalled?, completed?, edited?, inexact?, pasted?, hidden?},\n' +
       'then one last line {file, commands, exit?, truncated?, warnings?, status}. at and prompt_at are seconds (evio iolog screen --at).',
     flags: [],
+    bools: ['unredacted'],
     positionals: ['file'],
     async run(a, io, allow) {
-      const c = await iologCommands(io.engine(), a, io.signal);
+      const c = await iologCommands(io.engine(), a, io.signal, { unredacted: a.unredacted === '1' });
       let buf = '';
       for (const e of c.log) {
         buf += `${JSON.stringify(e)}\n`;
@@ -177,22 +182,23 @@ const SUBS: Record<string, Sub> = {
     },
   },
   export: {
-    usage: 'evio iolog export --format asciicast FILE [--out F] [--raw]',
+    usage: 'evio iolog export --format asciicast FILE [--out F] [--raw] [--unredacted]',
     help:
       'Writes a session as asciicast (asciinema) to F or standard output: v2, or v3 for a v3 cast; a cast keeps its header fields.\n' +
       'asciinema play writes the output events to the viewer\'s terminal, so they pass the terminal filter:\n' +
       'what draws the screen is kept (text, colours, cursor, erase, scrolling, charsets, screen modes), what the\n' +
       'recorded user could aim at the viewer\'s terminal is dropped (clipboard OSC 52, titles, hyperlinks, every\n' +
       'other OSC, DCS, APC, queries and reports, window operations, mouse and focus reporting).\n' +
-      '--raw exports the output as recorded (the events then can set the viewer\'s clipboard or make its terminal type).',
+      '--raw exports the output as recorded (the events then can set the viewer\'s clipboard or make its terminal type).\n' +
+      REDACT_HELP,
     flags: ['format', 'out'],
-    bools: ['raw'],
+    bools: ['raw', 'unredacted'],
     positionals: ['file'],
     async run(a, io, allow) {
       const outPath = typeof a.out === 'string' ? a.out : undefined;
       if (outPath) refuseAuditOutput(io.engine(), outPath);
       const warnings: string[] = [];
-      const out = await iologExport(io.engine(), a, (): Writable => (outPath ? createWriteStream(outPath, { mode: PRIVATE_FILE_MODE }) : io.out), io.signal, warnings);
+      const out = await iologExport(io.engine(), a, (): Writable => (outPath ? createWriteStream(outPath, { mode: PRIVATE_FILE_MODE }) : io.out), io.signal, { unredacted: a.unredacted === '1' }, warnings);
       if (outPath) {
         out.end();
         await once(out, 'finish');

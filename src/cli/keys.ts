@@ -7,7 +7,7 @@ import { parseFlags, strFlag, wantsHelp, type ParsedFlags } from './flags.js';
 import { usageError, type CliCommand, type CliIo } from './io.js';
 import { noteOutcome } from './audit.js';
 
-const HELP = `Usage: evio keys add APPID [--route 'METHOD /path']... [--read-only] [--rate-limit N] [--legacy-md5]
+const HELP = `Usage: evio keys add APPID [--route 'METHOD /path']... [--read-only] [--unredacted] [--rate-limit N] [--legacy-md5]
        evio keys list [--show-key] [--json]
        evio keys remove APPID
        evio keys rotate APPID
@@ -17,6 +17,7 @@ add      creates an app with a random key and prints the key once
          --route     a route the app may call, e.g. 'GET /events' or '* /iolog/*' (repeatable;
                      none = every route)
          --read-only refuse routes that change data (DELETE)
+         --unredacted the app reads I/O logs as recorded when redaction rules are set (default: redacted)
          --rate-limit calls per minute (default ${DEFAULT_RATE_LIMIT}; 0 = unlimited)
          --legacy-md5 also accept the weaker HMAC-MD5 of appid+timestamp (old clients)
 list     the apps, their limits and creation times (keys only with --show-key)
@@ -59,7 +60,7 @@ export const keysCommand: CliCommand = {
       if (!verb) io.err.write(`${HELP}\n`);
       return verb ? 0 : 2;
     }
-    const f = parseFlags(rest, { command: `keys ${verb}`, values: ['keystore', 'route', 'rate-limit'], repeatable: ['route'], switches: ['read-only', 'legacy-md5', 'show-key', 'json'], positionals: 1 });
+    const f = parseFlags(rest, { command: `keys ${verb}`, values: ['keystore', 'route', 'rate-limit'], repeatable: ['route'], switches: ['read-only', 'unredacted', 'legacy-md5', 'show-key', 'json'], positionals: 1 });
     const path = keystorePath(f, io);
     switch (verb) {
       case 'add': {
@@ -75,6 +76,7 @@ export const keysCommand: CliCommand = {
         const app: AppEntry = { key, scheme: f.bools.has('legacy-md5') ? 'hmac-md5-legacy' : 'hmac-sha256', created: new Date().toISOString() };
         if (routes) app.routes = routes;
         if (f.bools.has('read-only')) app.readOnly = true;
+        if (f.bools.has('unredacted')) app.unredacted = true;
         if (rate !== undefined) app.rateLimit = Number(rate);
         ks.apps[appid] = app;
         writeKeystore(path, ks);

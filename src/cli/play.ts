@@ -16,7 +16,7 @@ import { evioError } from '../errors.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
 import { usageError, type CliIo } from './io.js';
 
-export const PLAY_HELP = `Usage: evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS] [--follow] [--raw]
+export const PLAY_HELP = `Usage: evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS] [--follow] [--raw] [--unredacted]
 
 Plays a session's output in this terminal at its recorded pace, like sudoreplay. As sudoreplay
 does, it first says what it replays (\`Replaying sudo session: COMMAND\`, on standard error) and
@@ -34,6 +34,8 @@ warns when this terminal is smaller than the session was.
                      dropped: clipboard (OSC 52), titles, hyperlinks and every other OSC, DCS,
                      APC, queries and reports, window operations, mouse and focus reporting.
                      With --raw the recording can set your clipboard and make your terminal type.
+  --unredacted       play the session as recorded: by default, when the redact setting holds
+                     rules, what they match (and typed passwords) plays as *
 Keys (when standard input is a terminal):
   space  pause / resume        < or -  half the speed     > or +  double the speed
   . or n jump to the next command (when the session's command timeline is known)
@@ -176,7 +178,7 @@ async function playHeader(io: CliIo, engine: ReturnType<CliIo['engine']>, file: 
 
 export async function runPlay(argv: string[], io: CliIo, allow = false): Promise<number> {
   if (wantsHelp(argv, PLAY_HELP, io.out)) return 0;
-  const f = parseFlags(argv, { command: 'iolog play', values: ['speed', 'at', 'idle-limit'], switches: ['raw', 'follow'], positionals: 1 });
+  const f = parseFlags(argv, { command: 'iolog play', values: ['speed', 'at', 'idle-limit'], switches: ['raw', 'follow', 'unredacted'], positionals: 1 });
   if (f.positionals.length !== 1) throw usageError('give exactly one FILE (evio iolog play FILE)');
   const file = f.positionals[0]!;
   const speedText = strFlag(f, 'speed');
@@ -185,7 +187,7 @@ export async function runPlay(argv: string[], io: CliIo, allow = false): Promise
   const idleMs = decimal(strFlag(f, 'idle-limit'), 'idle-limit', 2) * 1000;
   const at = strFlag(f, 'at');
   const warnings: string[] = [];
-  const options = { raw: f.bools.has('raw'), follow: f.bools.has('follow'), warnings };
+  const options = { raw: f.bools.has('raw'), follow: f.bools.has('follow'), unredacted: f.bools.has('unredacted'), warnings };
   const engine = io.engine();
   // Stopped by SIGINT/SIGTERM or by the q key (a followed session may wait for ever otherwise).
   const stopping = new AbortController();
@@ -196,7 +198,7 @@ export async function runPlay(argv: string[], io: CliIo, allow = false): Promise
   let commands: Promise<PlayCommand[] | null> | null = null;
   let now = at === undefined ? 0 : Number(at);
   const onNext = () => {
-    commands ??= playCommands(engine, file, signal);
+    commands ??= playCommands(engine, file, signal, options);
     void commands.then((list) => {
       const next = list?.find((c) => c.at > now + 0.001);
       if (next) state.jumpTo = next.at;

@@ -78,7 +78,7 @@ function buildMetrics(engine: Engine): { registry: Registry; requests: Counter<s
         for (const [lane, s] of Object.entries(f.lanes)) this.set({ lane }, pick(s));
       },
     });
-  lanes('evio_worker_threads', 'Worker threads running, by lane (bulk, interactive)', (s) => s.threads);
+  lanes('evio_worker_threads', 'Worker threads running, by lane (bulk, interactive, heavy)', (s) => s.threads);
   lanes('evio_worker_queue_size', 'Worker tasks waiting for a thread, by lane', (s) => s.queueSize);
   lanes('evio_worker_utilization', 'Share of the lane\'s capacity in use since it started (0..1)', (s) => s.utilization);
   const indexed = indexedSessionsReader(engine);

@@ -294,7 +294,7 @@ export async function buildServer(engine: Engine, opts: ServerOptions = {}): Pro
       appid = who.appid;
       const invalid = request.validationError as { validation?: SchemaFailure[] } | undefined;
       if (invalid) throw queryRefusal(route, invalid.validation ?? [], request.query);
-      res = await route.handler({ method: route.method, path: apiPath, query: queryFromSearch(search), body: request.body, signal: ac.signal, remote }, engine);
+      res = await route.handler({ method: route.method, path: apiPath, query: queryFromSearch(search), body: request.body, signal: ac.signal, remote, unredacted: who.app.unredacted === true }, engine);
     } catch (err) {
       const e = toEvioError(err);
       if (e.errorName === 'INTERNAL') log(`internal error on ${route.method} ${apiPath}: ${(err as Error).stack ?? e.message}`);

@@ -7,6 +7,7 @@ import { lstat } from 'node:fs/promises';
 import { ERRORS, evioError } from '../errors.js';
 import { JSON_MAX_DEPTH, jsonTextTooDeep } from '../json-depth.js';
 import { NotAsciicastV1, readV1, type V1Item } from './asciicast-v1.js';
+import { BuildNeeded, buildV1Cache, cachedFrames, entryAtOrBefore, loadV1Cache, type V1Cache } from './cast-v1-cache.js';
 import { decodedChunks } from './decoded-file.js';
 import { CAST_LINE_MAX, INFO_MAX_BYTES, MAX_PIECE } from './limits.js';
 import { LineSplitter } from './line-splitter.js';
@@ -21,6 +22,8 @@ interface Header {
   variables: Variables;
   /** v1: the pass that read the header (it may follow the frames) also counted the frames. */
   scan?: ScanResult;
+  /** v1 read through its cache (cast-v1-cache.ts): frames by offset, no parse. */
+  cache?: V1Cache;
 }
 
 /** A parsed event line: time in integer ns (absolute for v2, interval for v3). */
@@ -63,8 +66,18 @@ export class AsciicastSession implements IologSession {
   readonly warnings: string[] = [];
   private readonly warn = onceWarner(this.warnings);
   private header: Promise<Header> | null = null;
+  private v1Cache: { dir: string; build: boolean } | null = null;
 
   constructor(readonly path: string) {}
+
+  /**
+   * Reads a v1 file through its cache in `dir` (parsed once, then read by offset). Without
+   * `build`, a missing or stale cache raises BuildNeeded instead of parsing the file (the
+   * interactive lane: the caller builds it in the heavy lane and asks again).
+   */
+  useV1Cache(dir: string, build: boolean): void {
+    this.v1Cache = { dir, build };
+  }
 
   private readonly onGzipError = (msg: string) => this.warn('gzip', `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${msg}`);
 
@@ -122,7 +135,7 @@ export class AsciicastSession implements IologSession {
       }
       // v1: the whole file is one (usually pretty-printed) object.
       try {
-        return await this.readV1Header(signal);
+        return await (this.v1Cache ? this.cachedV1Header(this.v1Cache, signal) : this.readV1Header(signal));
       } catch (err) {
         if (!(err instanceof NotAsciicastV1)) throw err;
         throw evioError('IOLOG_BAD_ASCIICAST', `${this.path}: ${why}, and the file is not asciicast v1 (${err.message})`);
@@ -155,8 +168,26 @@ export class AsciicastSession implements IologSession {
     return { version: 1, variables, scan: { bytes, records, ...offsetOf(ns) } };
   }
 
+  private async cachedV1Header(c: { dir: string; build: boolean }, signal?: AbortSignal): Promise<Header> {
+    let cache = await loadV1Cache(c.dir, this.path);
+    if (!cache) {
+      if (!c.build) throw new BuildNeeded(`${this.path}: the asciicast v1 cache is missing or stale`);
+      cache = await buildV1Cache(c.dir, this.path, { signal, onGzipError: this.onGzipError, badFrame: (item) => this.badFrameMessage(item) });
+    }
+    if (cache.meta.variables.version !== 1) throw new NotAsciicastV1('it has no "version": 1');
+    for (const w of cache.meta.warnings) {
+      if (w.key === 'gzip') this.onGzipError(w.text);
+      else this.warn('bad-frame', w.text);
+    }
+    return { version: 1, variables: cache.meta.variables, scan: cache.meta.scan, cache };
+  }
+
+  private badFrameMessage(item: Extract<V1Item, { kind: 'bad-frame' }>): string {
+    return `${ERRORS.IOLOG_BAD_TIMING.code} ${this.path}: stdout entry ${item.index + 1} ${item.why}; such entries are skipped`;
+  }
+
   private badFrame(item: Extract<V1Item, { kind: 'bad-frame' }>): void {
-    this.warn('bad-frame', `${ERRORS.IOLOG_BAD_TIMING.code} ${this.path}: stdout entry ${item.index + 1} ${item.why}; such entries are skipped`);
+    this.warn('bad-frame', this.badFrameMessage(item));
   }
 
   async variables(): Promise<Variables> {
@@ -195,7 +226,11 @@ export class AsciicastSession implements IologSession {
 
   /** Events of the file as (absolute ns, code, data), whatever the version. */
   private async *castEvents(signal?: AbortSignal): AsyncGenerator<CastEvent> {
-    const { version } = await this.readHeader(signal);
+    const { version, cache } = await this.readHeader(signal);
+    if (cache) {
+      yield* this.cachedEvents(cache, { pos: 0, off: 0, records: 0 }, signal);
+      return;
+    }
     if (version === 1) {
       yield* this.v1Events(signal);
       return;
@@ -220,6 +255,10 @@ export class AsciicastSession implements IologSession {
       abs = version === 3 ? abs + ev.ns : Math.max(abs, ev.ns);
       yield { ns: abs, code: ev.code, data: ev.data };
     }
+  }
+
+  private async *cachedEvents(cache: V1Cache, from: Parameters<typeof cachedFrames>[1], signal?: AbortSignal): AsyncGenerator<CastEvent> {
+    for await (const f of cachedFrames(cache, from, signal)) yield { ns: f.ns, code: 'o', data: f.data };
   }
 
   /** v1 frames as output events; the header members are followed, not built. */
@@ -265,7 +304,16 @@ export class AsciicastSession implements IologSession {
     const streams = opts.streams;
     let pos = 0;
     let records = 0;
-    for await (const ev of this.castEvents(opts.signal)) {
+    let source: AsyncGenerator<CastEvent>;
+    const header = await this.readHeader(opts.signal);
+    if (header.cache) {
+      // Straight to the indexed frame at or before `from`: what comes before is not read.
+      const e = entryAtOrBefore(header.cache.meta.index, from);
+      pos = e.pos;
+      records = e.records;
+      source = this.cachedEvents(header.cache, e, opts.signal);
+    } else source = this.castEvents(opts.signal);
+    for await (const ev of source) {
       if (records++ >= maxRecords) return;
       if (pos > to) return;
       const { sec, nsec } = offsetOf(ev.ns);

@@ -1,4 +1,4 @@
-// The command timeline of a session: every line a person entered (typed-input.ts), when and
+// The command timeline of a session: every line a person entered (src/replay/text/typed-input/), when and
 // where in the data stream its Enter was, the directory it was entered in where the session
 // shows it, and when the next prompt appeared; plus the exit status of the session's own
 // command where the session records it. One pass over the session; runs in a worker.
@@ -11,15 +11,18 @@
 import { atSeconds } from './moment.js';
 import { COMMANDS_MAX } from './limits.js';
 import { openSession } from './locate.js';
+import type { RedactView } from './redact/redacted-session.js';
 import { recognisePrompt } from './prompt.js';
 import { checkAborted } from './session.js';
 import type { StreamName } from './timing.js';
-import { LINE_FLAGS, TypedInput, type LineFlags, type TypedLine } from './typed-input.js';
+import { LINE_FLAGS, TypedInput, type LineFlags, type TypedLine } from '../replay/text/typed-input/index.js';
 
 export interface CommandsRequest {
   file: string;
   /** Show lines typed at a no-echo prompt (else their text is blanked). */
   hidden: boolean;
+  /** Read through these redaction rules (absent: as recorded). */
+  redact?: RedactView;
 }
 
 export interface CommandEntry extends LineFlags {
@@ -64,7 +67,7 @@ interface PromptSeen {
 const PROMPTS_KEPT = 256;
 
 export async function sessionCommands(roots: readonly string[], r: CommandsRequest, signal?: AbortSignal): Promise<CommandsResult> {
-  const session = await openSession([...roots], r.file);
+  const session = await openSession([...roots], r.file, r.redact);
   const info = await session.info();
   const vars = await session.variables();
   const mode = r.hidden ? 'keep' : 'redact';

@@ -36,7 +36,7 @@ export const REGEX_BATCH_CHARS = 256 * 1024;
 /** Search: patterns whose matcher (a vm context) a worker thread keeps for the next session. */
 export const MATCHER_CACHE_SIZE = 16;
 /** Search: a text line longer than this is broken (bounded memory, bounded regex input). */
-export const TEXT_LINE_MAX = 16 * 1024;
+export { TEXT_LINE_MAX } from '../replay/text/limits.js';
 /** Search: sessions one search may read. */
 export const SEARCH_MAX_SESSIONS = 200_000;
 /** Sessions per search task at most (fewer when a search names few: every worker gets some). */
@@ -69,3 +69,17 @@ export const SEEK_KEYFRAME_BYTES = 256 * 1024;
 export const SEEK_KEYFRAME_RECORDS = 10_000;
 /** Seek index: keyframes written to SQLite in one transaction while building (bounded memory). */
 export const SEEK_WRITE_BATCH = 32;
+/** ...and at most this many bytes of them: a 2000 × 1000 screen's keyframe is megabytes. */
+export const SEEK_WRITE_BATCH_BYTES = 8 * 1024 * 1024;
+/**
+ * Seek index: keyframe bytes of one session before the keyframes thin out. A keyframe is never
+ * taken before as many data bytes have passed as the last one took (a big screen's keyframes
+ * are fewer), and each time a session's keyframes pass another multiple of this budget the
+ * spacing doubles: the index of a session stays within a small multiple of its data.
+ */
+export const SEEK_KEYFRAMES_BUDGET = 64 * 1024 * 1024;
+/**
+ * GET /REST/iolog/screen?cells=1: cells in one answer (some 17 bytes of JSON each). A larger
+ * screen (up to 2000 × 1000) is asked for by windows of rows (cellrows=FIRST-LAST).
+ */
+export const SCREEN_CELLS_MAX = 250_000;

@@ -10,6 +10,7 @@ import { AsciicastSession } from './asciicast-session.js';
 import { openNoFollow } from './decoded-file.js';
 import type { IologSession } from './session.js';
 import { SudoSession, SUDO_FILES } from './sudo-session.js';
+import { redacted, type RedactView } from './redact/redacted-session.js';
 
 /** Never listed or read as I/O logs, whatever the roots say. */
 export const SYSTEM_DIRECTORIES: readonly string[] = [
@@ -98,16 +99,17 @@ async function looksLikeCast(file: string): Promise<boolean> {
   }
 }
 
-export function openSessionOfKind(kind: SessionKind, path: string): IologSession {
-  return kind === 'sudo' ? new SudoSession(path) : new AsciicastSession(path);
+/** `redact`: read through the redaction rules (redact/redacted-session.ts); absent: as recorded. */
+export function openSessionOfKind(kind: SessionKind, path: string, redact?: RedactView): IologSession {
+  return redacted(kind === 'sudo' ? new SudoSession(path) : new AsciicastSession(path), redact);
 }
 
 /** Resolves `file` inside the roots and opens the session it names; IOLOG_NOT_A_SESSION else. */
-export async function openSession(roots: readonly string[], file: string): Promise<IologSession> {
+export async function openSession(roots: readonly string[], file: string, redact?: RedactView): Promise<IologSession> {
   const real = resolveIologPath(roots, file, 'file');
   const s = await sessionAt(real);
   if (!s) throw evioError('IOLOG_NOT_A_SESSION', `file "${file}" is neither a sudo I/O log session directory nor an asciicast file`);
-  return openSessionOfKind(s.kind, s.path);
+  return openSessionOfKind(s.kind, s.path, redact);
 }
 
 /**

@@ -7,6 +7,7 @@ import { REPLAY_WARMUP_BYTES, replayRange } from '../replay/session-replay.js';
 import { Tokenizer } from '../replay/tokenizer.js';
 import type { ReplayItem } from '../replay/types.js';
 import { openSession } from './locate.js';
+import type { RedactView } from './redact/redacted-session.js';
 import { eventUnixMs } from './session.js';
 
 const DEFAULT_TERM = 'xterm-256color';
@@ -29,6 +30,8 @@ export interface ReplayRequest {
   term?: string;
   start: number;
   len: number;
+  /** Read through these redaction rules (absent: as recorded). */
+  redact?: RedactView;
 }
 
 /**
@@ -49,7 +52,7 @@ function tokenizerFor(asked: string | undefined, sessionTerm: string): Tokenizer
 
 /** The work itself (run inside a worker): open, scan, tokenize the range. */
 export async function replaySessionRange(roots: string[], r: ReplayRequest, signal?: AbortSignal): Promise<ReplayResult> {
-  const session = await openSession(roots, r.file);
+  const session = await openSession(roots, r.file, r.redact);
   const info = await session.info();
   const tokenizer = tokenizerFor(r.term, info.term);
   const scan = await session.scan(signal);

@@ -3,11 +3,14 @@
 import { renderScreen } from '../replay/render.js';
 import { screenAt } from '../replay/session-replay.js';
 import { openSession } from './locate.js';
+import type { RedactView } from './redact/redacted-session.js';
 
 export interface ScreenRequest {
   file: string;
   /** Milliseconds from the session's start; Infinity = its end. */
   atMs: number;
+  /** Read through these redaction rules (absent: as recorded). */
+  redact?: RedactView;
 }
 
 export interface ScreenResult {
@@ -20,7 +23,7 @@ export interface ScreenResult {
 }
 
 export async function sessionScreen(roots: readonly string[], r: ScreenRequest, signal?: AbortSignal): Promise<ScreenResult> {
-  const session = await openSession([...roots], r.file);
+  const session = await openSession([...roots], r.file, r.redact);
   const info = await session.info();
   const ttyOnly = showsTtyOnly(info);
   const screen = await screenAt(session.events(signal ? { signal } : {}), { cols: info.cols, rows: info.rows, atMs: r.atMs, ttyOnly });

@@ -5,7 +5,7 @@
 // session is searched per worker task; the fan-out over many sessions is in service.ts.
 // Completed lines are held and tested in batches (a vm entry with a watchdog per batch, not
 // per timing record), in the order they completed, so the answer is the same as line by line.
-// Input streams (ttyin, stdin) go through the typed-input line editor instead (typed-input.ts):
+// Input streams (ttyin, stdin) go through the typed-input line editor instead (src/replay/text/typed-input/):
 // their lines are the lines a person entered. Lines typed at a no-echo prompt are left out
 // unless the caller asks for them; judging echo needs ttyout, which is then read too.
 import { atSeconds } from './moment.js';
@@ -14,8 +14,8 @@ import { DETAIL_LINE_CHARS, DETAIL_LINES_PER_SESSION, REGEX_BATCH_CHARS, REGEX_B
 import { cachedMatcher, compileUserRegex } from './regex-budget.js';
 import type { RegexBudget } from './request-budget.js';
 import { checkAborted, type IologSession } from './session.js';
-import { stripperFactory, type TextExtractor, type TextExtractorFactory, type TextLine } from './text.js';
-import { TypedInput } from './typed-input.js';
+import { TypedInput } from '../replay/text/typed-input/index.js';
+import { stripperFactory, type TextExtractor, type TextExtractorFactory, type TextLine } from './text-factory.js';
 import { STREAM_NAMES, type StreamName } from './timing.js';
 
 export interface SearchQuery {

@@ -5,7 +5,7 @@
 // session's timing file got longer), and rebuilt when it changed otherwise. Runs in a worker.
 // Sessions that cannot resume reading in the middle (asciicast files) are replayed from the start.
 import { stat } from 'node:fs/promises';
-import { ERRORS, isEvioError } from '../errors.js';
+import { ERRORS, evioError, isEvioError } from '../errors.js';
 import { join } from 'node:path';
 import { renderScreen } from '../replay/render.js';
 import { Screen } from '../replay/screen.js';
@@ -14,8 +14,11 @@ import { restoreScreen, SNAPSHOT_VERSION, snapshotScreen, SnapshotError } from '
 import { writeSessionOutput } from '../replay/session-replay.js';
 import { showsTtyOnly } from './screen.js';
 import { buildChunk, type ChunkResult } from './chunk.js';
-import { SEEK_KEYFRAME_BYTES, SEEK_KEYFRAME_RECORDS, SEEK_WRITE_BATCH } from './limits.js';
+import { SCREEN_CELLS_MAX, SEEK_KEYFRAME_BYTES, SEEK_KEYFRAME_RECORDS, SEEK_KEYFRAMES_BUDGET, SEEK_WRITE_BATCH, SEEK_WRITE_BATCH_BYTES } from './limits.js';
 import { openSession } from './locate.js';
+import { redacted, type RedactView } from './redact/redacted-session.js';
+import { AsciicastSession } from './asciicast-session.js';
+import { BuildNeeded, castCacheDirForSeek } from './cast-v1-cache.js';
 import {
   dropSeekSession,
   keyframeAtOrBefore,
@@ -70,7 +73,7 @@ export interface SeekBuildStats {
  * The session's seek index row, built or extended first when the session is new to the index
  * or has changed. Keyframes go to SQLite in batches while the pass runs (bounded memory).
  */
-export async function ensureSeekIndex(db: SeekDb, session: IologSession, signal?: AbortSignal, stats?: SeekBuildStats): Promise<SeekSessionRow> {
+export async function ensureSeekIndex(db: SeekDb, session: IologSession, signal?: AbortSignal, stats?: SeekBuildStats, build = true): Promise<SeekSessionRow> {
   const info = await session.info();
   const ttyOnly = showsTtyOnly(info);
   const { sig, ino, size } = await signature(session);
@@ -79,6 +82,7 @@ export async function ensureSeekIndex(db: SeekDb, session: IologSession, signal?
     if (stats) Object.assign(stats, { action: 'fresh', keyframes: row.keyframes });
     return row;
   }
+  if (!build) throw new BuildNeeded(`${session.path}: the seek index is missing or stale`);
   let from: Keyframe | null = null;
   let keyframes = 0;
   if (row) {
@@ -104,19 +108,31 @@ export async function ensureSeekIndex(db: SeekDb, session: IologSession, signal?
   let lastPos = from?.pos ?? 0;
   let lastRecords = from?.resume.records ?? 0;
   const frames: Keyframe[] = [];
+  let pending = 0;
+  // Keyframe bytes written by this build (an extension starts its count anew) and the size of
+  // the last one: keyframes are spaced by at least their own size in data (SEEK_KEYFRAMES_BUDGET).
+  let written = 0;
+  let lastSnap = from?.snap.byteLength ?? 0;
   const flush = () => {
     if (!frames.length) return;
     writeKeyframes(db, session.path, frames);
     keyframes += frames.length;
     frames.length = 0;
+    pending = 0;
   };
   for await (const ev of session.events({ ...(from ? { resume: from.resume } : {}), track, streams: OUTPUT, ...(signal ? { signal } : {}) })) {
     // A keyframe only where a record starts (track = the point before it) and the parser is idle.
-    if ((ev.kind !== 'data' || ev.first) && (track.pos - lastPos >= SEEK_KEYFRAME_BYTES || track.records - lastRecords >= SEEK_KEYFRAME_RECORDS) && screen.parserIdle) {
-      frames.push({ ms: msOf(track), pos: track.pos, resume: copyPoint(track), snap: snapshotScreen(screen) });
+    const scale = 2 ** Math.floor(written / SEEK_KEYFRAMES_BUDGET);
+    const gap = track.pos - lastPos;
+    if ((ev.kind !== 'data' || ev.first) && (gap >= SEEK_KEYFRAME_BYTES * scale || track.records - lastRecords >= SEEK_KEYFRAME_RECORDS * scale) && gap >= lastSnap * scale && screen.parserIdle) {
+      const snap = snapshotScreen(screen);
+      frames.push({ ms: msOf(track), pos: track.pos, resume: copyPoint(track), snap });
       lastPos = track.pos;
       lastRecords = track.records;
-      if (frames.length >= SEEK_WRITE_BATCH) flush();
+      lastSnap = snap.byteLength;
+      written += snap.byteLength;
+      pending += snap.byteLength;
+      if (frames.length >= SEEK_WRITE_BATCH || pending >= SEEK_WRITE_BATCH_BYTES) flush();
     }
     apply(screen, ev, ttyOnly);
   }
@@ -127,11 +143,29 @@ export async function ensureSeekIndex(db: SeekDb, session: IologSession, signal?
   return done;
 }
 
+/**
+ * Opens the session of a seek call. An asciicast v1 file is read through its cache; `build`
+ * false (the interactive lane): a missing or stale seek index or v1 cache raises BuildNeeded
+ * instead of being built here.
+ */
+async function openForSeek(roots: readonly string[], seekFile: string, file: string, build: boolean, redact: RedactView | undefined): Promise<IologSession> {
+  const session = await openSession([...roots], file);
+  if (session instanceof AsciicastSession) session.useV1Cache(castCacheDirForSeek(seekFile), build);
+  // Masked on the way out over the cached read (the cache holds the recording as recorded).
+  return redacted(session, redact);
+}
+
 export interface SeekScreenRequest {
   file: string;
+  /** false: raise BuildNeeded rather than build the seek index or v1 cache (default true). */
+  build?: boolean;
+  /** With cells: the rows (0-based, inclusive) whose cells are wanted (default every row). */
+  cellRows?: { first: number; last: number };
   /** Milliseconds from the session's start; Infinity = its end. */
   atMs: number;
   cells?: boolean;
+  /** Read through these redaction rules (absent: as recorded). */
+  redact?: RedactView;
 }
 
 export interface SeekScreenResult {
@@ -153,6 +187,8 @@ export interface SeekScreenResult {
   /** Escape sequences that paint this screen into a reset terminal of cols × rows. */
   repaint: string;
   cells?: ScreenCell[][];
+  /** The rows `cells` holds (0-based, inclusive): every row unless a window was asked for. */
+  cellRows?: { first: number; last: number };
   /** Where the screen came from: the keyframe's position (null: the session's start). */
   keyframe: { at: number; offset: number } | null;
   warnings: string[];
@@ -208,14 +244,15 @@ async function totals(session: IologSession, signal?: AbortSignal): Promise<{ by
 
 /** GET /REST/iolog/screen, `evio iolog screen`: the screen at a time, through the seek index. */
 export async function seekScreen(roots: readonly string[], seekFile: string, r: SeekScreenRequest, signal?: AbortSignal): Promise<SeekScreenResult> {
-  const session = await openSession([...roots], r.file);
+  const build = r.build ?? true;
+  const session = await openForSeek(roots, seekFile, r.file, build, r.redact);
   const info = await session.info();
   let db: SeekDb | null = null;
   let row: SeekSessionRow | null = null;
   if (session.resumable) {
     try {
       db = seekDb(seekFile);
-      row = await ensureSeekIndex(db, session, signal);
+      row = await ensureSeekIndex(db, session, signal, undefined, build);
     } catch (err) {
       // The index cannot be written (a read-only data folder, a full disk): the screen is still
       // answered, replayed from the start, with a warning.
@@ -232,6 +269,7 @@ export async function seekScreen(roots: readonly string[], seekFile: string, r: 
   const p = await position(session, db, info, r.atMs, true, signal);
   const screen = p.screen!;
   screen.end();
+  const cellRows = r.cells ? cellWindow(screen, r.cellRows) : null;
   const at = Number.isFinite(r.atMs) ? r.atMs / 1000 : whole.endMs / 1000;
   return {
     file: session.path,
@@ -245,18 +283,37 @@ export async function seekScreen(roots: readonly string[], seekFile: string, r: 
     alternate: screen.isAlternate,
     lines: renderScreen(screen),
     repaint: repaintScreen(screen),
-    ...(r.cells ? { cells: screenCells(screen) } : {}),
+    ...(cellRows ? { cells: screenCells(screen, cellRows.first, cellRows.last), cellRows } : {}),
     keyframe: p.kf ? { at: p.kf.ms / 1000, offset: p.kf.pos } : null,
     warnings: [...session.warnings],
   };
 }
 
+/**
+ * The rows whose cells a screen answer holds: at most SCREEN_CELLS_MAX cells (a 2000 × 1000
+ * screen would make an answer of some 35 MB); a larger screen needs a window of rows.
+ */
+function cellWindow(screen: Screen, want: { first: number; last: number } | undefined): { first: number; last: number } {
+  const first = Math.min(want?.first ?? 0, screen.rows - 1);
+  const last = Math.min(want?.last ?? screen.rows - 1, screen.rows - 1);
+  const cells = (last - first + 1) * screen.cols;
+  if (cells > SCREEN_CELLS_MAX) {
+    const fit = Math.max(1, Math.floor(SCREEN_CELLS_MAX / screen.cols));
+    throw evioError('IOLOG_SCREEN_CELLS_TOO_MANY', `cells=1 on rows ${first}-${last} of this ${screen.cols} × ${screen.rows} screen makes ${cells} cells, more than ${SCREEN_CELLS_MAX}: ask for at most ${fit} rows at a time with cellrows=FIRST-LAST (e.g. cellrows=${first}-${first + fit - 1})`);
+  }
+  return { first, last };
+}
+
 export interface SeekChunkRequest {
   file: string;
+  /** false: raise BuildNeeded rather than build the seek index or v1 cache (default true). */
+  build?: boolean;
   /** Start at the data-stream position of this time (ms from the start), or at `start` bytes. */
   atMs?: number;
   start?: number;
   len: number;
+  /** Read through these redaction rules (absent: as recorded). */
+  redact?: RedactView;
 }
 
 /**
@@ -265,7 +322,8 @@ export interface SeekChunkRequest {
  * pass over the timing before it). `at` brings the index up to date first.
  */
 export async function seekChunk(roots: readonly string[], seekFile: string, r: SeekChunkRequest, signal?: AbortSignal): Promise<ChunkResult & { at?: number }> {
-  const session = await openSession([...roots], r.file);
+  const build = r.build ?? true;
+  const session = await openForSeek(roots, seekFile, r.file, build, r.redact);
   if (!session.resumable) {
     if (r.atMs === undefined) return buildChunk(session, r.start ?? 0, r.len, signal);
     const info = await session.info();
@@ -278,7 +336,7 @@ export async function seekChunk(roots: readonly string[], seekFile: string, r: S
   let start = r.start ?? 0;
   if (r.atMs !== undefined) {
     db = seekDbIfAny(seekFile) ?? seekDb(seekFile);
-    row = await ensureSeekIndex(db, session, signal);
+    row = await ensureSeekIndex(db, session, signal, undefined, build);
     const info = await session.info();
     start = (await position(session, db, info, r.atMs, false, signal)).offset;
   } else {
@@ -291,10 +349,9 @@ export async function seekChunk(roots: readonly string[], seekFile: string, r: S
   return r.atMs !== undefined ? { ...chunk, at: r.atMs / 1000 } : chunk;
 }
 
-
 /** The seek index of one session brought up to date (`evio iolog seek-index`, the benchmark). */
 export async function buildSeekIndex(roots: readonly string[], seekFile: string, file: string, signal?: AbortSignal): Promise<SeekBuildStats & { file: string; bytes: number; duration: number }> {
-  const session = await openSession([...roots], file);
+  const session = await openForSeek(roots, seekFile, file, true, undefined);
   const stats: SeekBuildStats = { action: 'fresh', keyframes: 0 };
   if (!session.resumable) {
     const whole = await totals(session, signal);

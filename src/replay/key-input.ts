@@ -1,4 +1,5 @@
-// Keys typed at a terminal, read with the one parser of src/replay: what a terminal sends that
+// Keys typed at a terminal, read with the one parser of src/replay and its input table (the
+// same grammar as the typed-input key decoder, text/typed-input/key-decoder.ts): what a terminal sends that
 // begins with ESC (cursor and function keys, Alt+key, and the terminal's own answers such as
 // CPR `ESC [ 12;40 R`, DA `ESC [ ? 64;1 c` or XTVERSION `ESC P > | tmux 3.3a ESC \`) is consumed
 // whole and never read as keys; printable characters and C0 controls are keys. State lives on
@@ -7,13 +8,14 @@
 // Ctrl-C (0x03) is a key wherever it comes, even inside an unfinished string (a stray `ESC P`
 // would otherwise swallow every key until its ST): terminal answers never contain it.
 import { Parser, type ParserHandler } from './parser.js';
+import { INPUT_TRANSITIONS } from './transition-table.js';
 
 export class KeyInput implements ParserHandler {
   private readonly parser: Parser;
 
   /** `onKey` gets each key: one character, or a control character such as '\r' or '\x03'. */
   constructor(private readonly onKey: (key: string) => void) {
-    this.parser = new Parser(this, { maxStringLength: 0 });
+    this.parser = new Parser(this, { maxStringLength: 0, transitions: INPUT_TRANSITIONS });
   }
 
   write(data: Uint8Array): void {

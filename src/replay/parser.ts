@@ -31,11 +31,15 @@ export interface ParserHandler {
    * screen model needs run boundaries to treat wide characters at their edges as xterm does.)
    */
   printRunEnd(): void;
-  /** A C0 or C1 control (code point 0x00-0x1F or 0x80-0x9F). */
-  execute(code: number): void;
+  /**
+   * A C0 or C1 control (code point 0x00-0x1F or 0x80-0x9F). `at`: the index in the written
+   * array of its (last) byte; -1 when it ended a string (a C1 that also ends an OSC, DCS ...).
+   */
+  execute(code: number, at: number): void;
   /** CSI: `collect` holds the private marker and intermediates, one byte each, first byte highest. */
   csi(params: Params, collect: number, final: number): void;
-  esc(collect: number, final: number): void;
+  /** ESC dispatch; `at`: the index in the written array of the final's (last) byte. */
+  esc(collect: number, final: number, at: number): void;
   /** OSC: `id` is the leading number (-1 when there is none); `data` follows its `;`. */
   osc(id: number, data: string, ok: boolean, truncated: boolean): void;
   dcs(params: Params, collect: number, final: number, data: string, ok: boolean, truncated: boolean): void;
@@ -48,6 +52,11 @@ export interface ParserOptions {
   maxStringLength?: number;
   /** Keep the bytes of the current ESC/CSI sequence for `sequenceBytes()` (off: nothing kept). */
   keepSequenceBytes?: boolean;
+  /**
+   * The transition table: TRANSITIONS (a terminal's output, the default) or INPUT_TRANSITIONS
+   * (what a terminal sends: keys, Alt+key, terminal answers; transition-table.ts).
+   */
+  transitions?: Uint16Array;
 }
 
 /** Longest ESC/CSI sequence whose bytes `sequenceBytes()` gives; a longer one gives null. */
@@ -98,6 +107,7 @@ export class Parser {
   // Bytes of the ESC/CSI sequence being read (keepSequenceBytes): `seqData[seqStart..)` of the
   // current write, after `seqCarry[0..seqCarryLen)` kept from earlier writes; seqStart -1: none.
   private readonly keepSeq: boolean;
+  private readonly table: Uint16Array;
   private seqData: Uint8Array = new Uint8Array(0);
   private seqStart = -1;
   private seqEnd = 0;
@@ -110,6 +120,7 @@ export class Parser {
     const max = Math.max(0, Math.min(options.maxStringLength ?? 4096, 1 << 20));
     this.strBuf = new Uint16Array(max);
     this.keepSeq = options.keepSequenceBytes === true;
+    this.table = options.transitions ?? TRANSITIONS;
     this.params.reset();
   }
 
@@ -172,7 +183,7 @@ export class Parser {
   }
 
   write(data: Uint8Array): void {
-    const table = TRANSITIONS;
+    const table = this.table;
     const handler = this.handler;
     const params = this.params;
     const buf = this.printBuf;
@@ -277,7 +288,7 @@ export class Parser {
       }
       switch (action) {
         case Action.EXECUTE:
-          handler.execute(cp);
+          handler.execute(cp, i - 1);
           break;
         case Action.CLEAR:
           params.reset();
@@ -298,7 +309,7 @@ export class Parser {
           break;
         case Action.ESC_DISPATCH:
           if (keepSeq) this.seqEnd = i;
-          handler.esc(this.collect, cp);
+          handler.esc(this.collect, cp, i - 1);
           break;
         case Action.CSI_DISPATCH:
           if (keepSeq) this.seqEnd = i;
@@ -437,7 +448,7 @@ export class Parser {
     // What the "anywhere" rule would have done with this code besides leaving the string.
     if (next === State.OSC_STRING) this.startString(StringKind.OSC, 0);
     else if (next === State.SOS_PM_APC_STRING) this.startString(StringKind.SOS_PM_APC, code - 0x40);
-    else if (next === State.GROUND && code >= 0x80 && code !== 0x9c) this.handler.execute(code);
+    else if (next === State.GROUND && code >= 0x80 && code !== 0x9c) this.handler.execute(code, -1);
   }
 
   private emitOsc(ok: boolean, truncated: boolean): void {

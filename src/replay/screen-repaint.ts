@@ -210,9 +210,9 @@ export function cellFlags(fg: number, bg: number): number {
 }
 
 /** Every visible cell, row by row: text, width, and the attributes that are not the default. */
-export function screenCells(screen: Screen): ScreenCell[][] {
+export function screenCells(screen: Screen, first = 0, last = screen.rows - 1): ScreenCell[][] {
   const out: ScreenCell[][] = [];
-  for (let y = 0; y < screen.rows; y++) {
+  for (let y = Math.max(0, first); y <= Math.min(last, screen.rows - 1); y++) {
     const line = screen.row(y);
     const row: ScreenCell[] = [];
     for (let x = 0; x < screen.cols; x++) {

@@ -5,6 +5,7 @@
 // mode, zero) parameter of a function whose default is 1 becomes 1, and functions with a fixed
 // arity are padded to it. Both the terminfo strings and the session's bytes pass through this, so
 // they compare equal exactly when a terminal would do the same thing.
+import { collectToString } from './parser.js';
 import type { Params } from './params.js';
 
 export const enum SeqKind {
@@ -56,10 +57,5 @@ function applyDefaults(collect: number, final: number, out: number[]): number[] 
 
 /** Text form of an identifier: the private marker and intermediates, then the final byte. */
 export function identToString(ident: number): string {
-  let s = '';
-  while (ident) {
-    s = String.fromCharCode(ident & 0xff) + s;
-    ident >>>= 8;
-  }
-  return s;
+  return collectToString(ident);
 }

@@ -171,3 +171,36 @@ function buildTable(): Uint16Array {
 
 export const TRANSITIONS: Uint16Array = buildTable();
 export const TRANSITION_ACTION_SHIFT = ACTION_SHIFT;
+
+/**
+ * The same parser for the other direction: what a terminal sends (keys typed, terminal answers).
+ * The output table with these rows changed, since a key is not a control sequence to obey:
+ * - GROUND: DEL (the Backspace key) is executed; a C1 control (U+0080-U+009F typed) is dropped.
+ * - ESCAPE: ESC and a key is Alt+key, so every code point after ESC dispatches at once (also
+ *   intermediates, C0 controls, DEL and non-ASCII), except `[` (CSI), `]`, `P`, `X`, `^`, `_`
+ *   (strings: terminal answers) and ESC itself. `ESC O` (SS3) dispatches and its key follows.
+ * - CSI: C0 controls inside a key sequence are dropped (a key never holds one).
+ * - Strings (terminal answers: OSC, DCS, APC ...) end at BEL too.
+ * - C1 code points never start or end anything.
+ */
+function buildInputTable(): Uint16Array {
+  const table = TRANSITIONS.slice();
+  const set = (state: State, c: number, action: Action, next: State): void => {
+    table[(state << 8) | c] = (action << ACTION_SHIFT) | next;
+  };
+  set(State.GROUND, 0x7f, Action.EXECUTE, State.GROUND);
+  const strings = new Set([0x1b, 0x5b, 0x5d, 0x50, 0x58, 0x5e, 0x5f]);
+  for (let c = 0; c < 0x80; c++) if (!strings.has(c)) set(State.ESCAPE, c, Action.ESC_DISPATCH, State.GROUND);
+  set(State.ESCAPE, NON_ASCII_PRINTABLE, Action.ESC_DISPATCH, State.GROUND);
+  for (const s of [State.CSI_ENTRY, State.CSI_PARAM, State.CSI_INTERMEDIATE, State.CSI_IGNORE]) {
+    for (let c = 0; c < 0x20; c++) if (c !== 0x1b && c !== 0x18 && c !== 0x1a) set(s, c, Action.IGNORE, s);
+  }
+  for (const s of [State.DCS_ENTRY, State.DCS_PARAM, State.DCS_INTERMEDIATE, State.DCS_IGNORE]) set(s, 0x07, Action.IGNORE, State.GROUND);
+  for (const s of [State.DCS_PASSTHROUGH, State.SOS_PM_APC_STRING, State.OSC_STRING]) set(s, 0x07, Action.STRING_END, State.GROUND);
+  for (let s = 0; s < STATE_COUNT; s++) {
+    for (let c = 0x80; c < 0xa0; c++) set(s, c, Action.IGNORE, s === State.ESCAPE ? State.GROUND : s);
+  }
+  return table;
+}
+
+export const INPUT_TRANSITIONS: Uint16Array = buildInputTable();

@@ -8,7 +8,7 @@ import { isEvioError, toEvioError } from '../errors.js';
 import { SEARCH_SESSIONS_IN_FLIGHT } from '../iolog/limits.js';
 import type { SessionKind } from '../iolog/locate.js';
 import type { SessionSearchResult } from '../iolog/search.js';
-import type { IologTasks } from './iolog-task-types.js';
+import type { BuildNeededAnswer, IologTasks } from './iolog-task-types.js';
 import { capture, type Outcome } from './outcome.js';
 
 /** A module loaded on first use, then shared by every task of this thread. */
@@ -38,15 +38,30 @@ type Task<K extends keyof IologTasks> = (input: IologTasks[K]['in']) => Promise<
 export const chunk: Task<'chunk'> = (t) =>
   capture(async () => {
     const [{ buildChunk }, { openSession }] = await Promise.all([chunkModule(), locating()]);
-    return buildChunk(await openSession(t.roots, t.file), t.start, t.len);
+    return buildChunk(await openSession(t.roots, t.file, t.redact), t.start, t.len);
   });
 
+const v1Cache = onFirstUse(() => import('../iolog/cast-v1-cache.js'));
+
+/** An interactive read that found a build to do answers so (the caller builds in the heavy lane). */
+async function orBuildNeeded<T>(work: () => Promise<T>): Promise<T | BuildNeededAnswer> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof (await v1Cache()).BuildNeeded) return { buildNeeded: true };
+    throw err;
+  }
+}
+
 export const variables: Task<'variables'> = (t) =>
-  capture(async () => {
-    const { openSession } = await locating();
-    const s = await openSession(t.roots, t.file);
-    return { file: s.path, variables: await s.variables() };
-  });
+  capture(() =>
+    orBuildNeeded(async () => {
+      const { openSession } = await locating();
+      const s = await openSession(t.roots, t.file);
+      if (t.castCache !== undefined && 'useV1Cache' in s) (s as { useV1Cache(dir: string, build: boolean): void }).useV1Cache(t.castCache, t.build ?? true);
+      return { file: s.path, variables: await s.variables() };
+    }),
+  );
 
 export const listDir: Task<'listDir'> = (t) => capture(async () => (await listing()).listDirectory(t.roots, t.path, t.filter, t.budgetMs));
 
@@ -73,7 +88,7 @@ export const searchSessions: Task<'searchSessions'> = (t) =>
     const budget = t.budget ? RegexBudget.from(t.budget) : undefined;
     const one = async (s: { kind: SessionKind; path: string }): Promise<SessionSearchResult> => {
       try {
-        return await searchOne(openSessionOfKind(s.kind, s.path), q, { detail: t.detail, extractor, hiddenInput: t.hiddenInput ?? false, ...(budget ? { budget } : {}) });
+        return await searchOne(openSessionOfKind(s.kind, s.path, t.redact), q, { detail: t.detail, extractor, hiddenInput: t.hiddenInput ?? false, ...(budget ? { budget } : {}) });
       } catch (err) {
         if (isEvioError(err, 'IOLOG_REGEX_TIMEOUT') || isEvioError(err, 'IOLOG_BAD_QUERY')) throw err;
         return { path: s.path, matched: false, matches: [], warnings: [toEvioError(err).message] };
@@ -103,9 +118,9 @@ export const screen: Task<'screen'> = ({ roots, ...r }) => capture(async () => (
 
 export const commands: Task<'commands'> = ({ roots, ...r }) => capture(async () => (await commandLists()).sessionCommands(roots, r));
 
-export const seekScreen: Task<'seekScreen'> = ({ roots, seekFile, ...r }) => capture(async () => (await seeking()).seekScreen(roots, seekFile, r));
+export const seekScreen: Task<'seekScreen'> = ({ roots, seekFile, ...r }) => capture(() => orBuildNeeded(async () => (await seeking()).seekScreen(roots, seekFile, r)));
 
-export const seekChunk: Task<'seekChunk'> = ({ roots, seekFile, ...r }) => capture(async () => (await seeking()).seekChunk(roots, seekFile, r));
+export const seekChunk: Task<'seekChunk'> = ({ roots, seekFile, ...r }) => capture(() => orBuildNeeded(async () => (await seeking()).seekChunk(roots, seekFile, r)));
 
 export const seekIndex: Task<'seekIndex'> = (t) => capture(async () => (await seeking()).buildSeekIndex(t.roots, t.seekFile, t.file));
 

@@ -1,9 +1,13 @@
-// The I/O-log worker pool: two piscina lanes. The bulk lane (`workers` threads) runs the long
+// The I/O-log worker pool: three piscina lanes. The bulk lane (`workers` threads) runs the long
 // work: searches, glob walks, index updates, filtered listings. The interactive lane
 // (`interactiveWorkers` threads) runs the calls a person waits on: chunk, variables, replay,
-// unfiltered listings, list queries. Piscina's queue is first come first served, so with one
-// lane a chunk waited behind every queued search task; with two it only shares the cores,
-// which the kernel splits fairly. One pool per engine (engine.resource('iolog:pool')), closed
+// unfiltered listings, list queries. The heavy lane (half the interactive threads, at least
+// one) builds what one session's reads need first: its seek index, an asciicast v1 file's
+// cache (seekIndex); the interactive seek tasks never build (they answer buildNeeded and the
+// caller builds here, then asks again), so a 62 MB v1 parse or a keyframe pass over a big
+// session does not hold up a small chunk of another one. Piscina's queue is first come first
+// served, so with one lane a chunk waited behind every queued task; with several lanes they
+// only share the cores, which the kernel splits fairly. One pool per engine (engine.resource('iolog:pool')), closed
 // with it. Tasks take an AbortSignal: piscina drops a queued task and terminates the thread
 // running an aborted one, so a cancelled request or a CLI interrupt stops its work.
 import { existsSync } from 'node:fs';
@@ -17,6 +21,10 @@ import { workerEntry } from '../common/package-root.js';
 
 /** Tasks that walk or search many sessions; every other task is interactive. */
 const BULK_TASKS: ReadonlySet<IologTaskName> = new Set<IologTaskName>(['expandGlob', 'searchSessions', 'indexUpdate']);
+/** Tasks that build a session's seek index or v1 cache (one pass over a whole session). */
+const HEAVY_TASKS: ReadonlySet<IologTaskName> = new Set<IologTaskName>(['seekIndex']);
+
+type LaneName = 'bulk' | 'interactive' | 'heavy';
 
 /**
  * Tasks a one-shot process (the CLI) runs in its own thread: each is a short read (an SQLite
@@ -26,8 +34,9 @@ const BULK_TASKS: ReadonlySet<IologTaskName> = new Set<IologTaskName>(['expandGl
 const INLINE_TASKS: ReadonlySet<IologTaskName> = new Set<IologTaskName>(['indexCurrent', 'listQuery', 'indexCount', 'variables', 'chunk', 'ping']);
 
 /** A listing with a filter runs a user regex over up to every name of a folder: bulk work too. */
-function isBulk<K extends IologTaskName>(name: K, input: IologTasks[K]['in']): boolean {
-  return BULK_TASKS.has(name) || (name === 'listDir' && (input as IologTasks['listDir']['in']).filter !== undefined);
+function laneOf<K extends IologTaskName>(name: K, input: IologTasks[K]['in']): LaneName {
+  if (HEAVY_TASKS.has(name)) return 'heavy';
+  return BULK_TASKS.has(name) || (name === 'listDir' && (input as IologTasks['listDir']['in']).filter !== undefined) ? 'bulk' : 'interactive';
 }
 
 export interface LaneStats {
@@ -45,9 +54,11 @@ export class IologPool {
   /** Each lane starts on first use: a CLI command needs one of them, not both. */
   private bulk: Piscina | null = null;
   private interactive: Piscina | null = null;
+  private heavy: Piscina | null = null;
   /** Threads of the bulk lane: a search fans out over this many. */
   readonly size: number;
   readonly interactiveSize: number;
+  readonly heavySize: number;
 
   /** Run INLINE_TASKS in the calling thread (engine.oneShot). */
   private readonly inline: boolean;
@@ -58,14 +69,16 @@ export class IologPool {
     if (!existsSync(this.entry)) throw evioError('IOLOG_WORKER', `the worker entry ${this.entry} is missing; run npm run build`);
     this.size = threads(workers);
     this.interactiveSize = threads(interactiveWorkers);
+    this.heavySize = Math.max(1, Math.floor(this.interactiveSize / 2));
   }
 
-  private async lane(bulk: boolean): Promise<Piscina> {
+  private async lane(lane: LaneName): Promise<Piscina> {
     // piscina is loaded with the first lane: a one-shot command whose tasks all run inline
     // never pays for it.
     const { Piscina: Pool } = await import('piscina');
     const start = (maxThreads: number) => new Pool({ filename: this.entry, minThreads: 1, maxThreads, idleTimeout: 30_000 });
-    if (bulk) return (this.bulk ??= start(this.size));
+    if (lane === 'bulk') return (this.bulk ??= start(this.size));
+    if (lane === 'heavy') return (this.heavy ??= start(this.heavySize));
     return (this.interactive ??= start(this.interactiveSize));
   }
 
@@ -77,7 +90,7 @@ export class IologPool {
         const tasks = (await import('./iolog-tasks.js')) as unknown as Record<K, (input: IologTasks[K]['in']) => Promise<Outcome<IologTasks[K]['out']>>>;
         outcome = await tasks[name](input);
       } else {
-        outcome = (await (await this.lane(isBulk(name, input))).run(input, { name, signal: signal ?? null })) as Outcome<IologTasks[K]['out']>;
+        outcome = (await (await this.lane(laneOf(name, input))).run(input, { name, signal: signal ?? null })) as Outcome<IologTasks[K]['out']>;
       }
     } catch (err) {
       if (signal?.aborted || (err as { name?: string }).name === 'AbortError') throw evioError('ABORTED', 'the request was cancelled');
@@ -88,13 +101,13 @@ export class IologPool {
   }
 
   /** Read-only figures for the metrics: a lane not started yet has no threads and no queue. */
-  stats(): Record<'bulk' | 'interactive', LaneStats> {
+  stats(): Record<LaneName, LaneStats> {
     const of = (p: Piscina | null): LaneStats => (p ? { threads: p.threads.length, queueSize: p.queueSize, utilization: p.utilization } : { threads: 0, queueSize: 0, utilization: 0 });
-    return { bulk: of(this.bulk), interactive: of(this.interactive) };
+    return { bulk: of(this.bulk), interactive: of(this.interactive), heavy: of(this.heavy) };
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.bulk?.destroy(), this.interactive?.destroy()]);
+    await Promise.all([this.bulk?.destroy(), this.interactive?.destroy(), this.heavy?.destroy()]);
   }
 }
 

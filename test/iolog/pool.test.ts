@@ -50,9 +50,9 @@ describe('worker pool', () => {
     try {
       const pool = await iologPool(oneShot);
       const v = await pool.run('variables', { roots: [root], file: 's' });
-      expect(v.variables).toMatchObject({ runuser: 'nobody' });
+      expect('variables' in v && v.variables).toMatchObject({ runuser: 'nobody' });
       expect(await pool.run('ping', {})).toBe('pong');
-      expect(pool.stats()).toEqual({ bulk: { threads: 0, queueSize: 0, utilization: 0 }, interactive: { threads: 0, queueSize: 0, utilization: 0 } });
+      expect(pool.stats()).toEqual({ bulk: { threads: 0, queueSize: 0, utilization: 0 }, interactive: { threads: 0, queueSize: 0, utilization: 0 }, heavy: { threads: 0, queueSize: 0, utilization: 0 } });
       // A search is bulk work: it still runs in a worker thread.
       const found = await pool.run('searchSessions', { sessions: [{ kind: 'sudo', path: join(root, 's') }], streams: ['ttyout'], regex: 'a!', detail: false });
       expect(found.map((r) => r.matched)).toEqual([true]);

@@ -2,7 +2,7 @@
 // replay module's screen model, not just stripped.
 import { expect, it } from 'vitest';
 import { textExtractorFactory } from '../../src/iolog/text-factory.js';
-import { stripperFactory } from '../../src/iolog/text.js';
+import { stripperFactory } from '../../src/iolog/text-factory.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 

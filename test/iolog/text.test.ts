@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ControlStripper } from '../../src/iolog/text.js';
+import { ControlStripper } from '../../src/replay/text/control-stripper.js';
 
 function lines(input: Buffer | string, splits: number[] = []): string[] {
   const b = Buffer.isBuffer(input) ? input : Buffer.from(input, 'utf8');

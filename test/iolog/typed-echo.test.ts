@@ -3,7 +3,7 @@
 // below are the output bash 5.2 (readline) wrote to each key in the recorded sessions of
 // fixtures/iolog/timeline-corpus and fixtures/iolog/sudo-typed.
 import { describe, expect, it } from 'vitest';
-import { TypedInput, type TypedLine } from '../../src/iolog/typed-input.js';
+import { TypedInput, type TypedLine } from '../../src/replay/text/typed-input/index.js';
 
 const b = (s: string) => Buffer.from(s, 'utf8');
 

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TEXT_LINE_MAX } from '../../src/iolog/limits.js';
-import { TypedInput, type TypedLine } from '../../src/iolog/typed-input.js';
+import { TypedInput, type TypedLine } from '../../src/replay/text/typed-input/index.js';
 
 const b = (s: string) => Buffer.from(s, 'utf8');
 

@@ -70,7 +70,7 @@ export const iologRoutes: Route[] = [
     params: CHUNK_PARAMS,
     async handler(req, engine): Promise<ApiResponse> {
       if (has(req.query.file)) {
-        const c = await iologChunk(engine, req.query, req.signal);
+        const c = await iologChunk(engine, req.query, req.signal, { unredacted: req.unredacted === true });
         return jsonArrayResponse('log', each(c.items), { file: c.file, bytes: c.bytes, ...(c.at !== undefined ? { at: c.at } : {}), start: c.start, len: c.len }, () => (c.warnings.length ? { warnings: c.warnings } : {}));
       }
       if (has(req.query.path)) {
@@ -100,7 +100,7 @@ export const iologRoutes: Route[] = [
     summary: 'Raw download: a file as is, a session directory as tar',
     params: { file: textParam('a file or sudo session directory under an I/O log root') },
     async handler(req, engine) {
-      const d = await iologDownload(engine, req.query, req.signal);
+      const d = await iologDownload(engine, req.query, req.signal, { unredacted: req.unredacted === true });
       return { kind: 'file', http: 200, contentType: d.contentType, filename: d.filename, stream: d.stream, ...(d.size !== undefined ? { size: d.size } : {}) };
     },
   },
@@ -116,7 +116,7 @@ export const iologRoutes: Route[] = [
       detail: ioFlag('1 adds the matching lines with their times (time: ms since the start; at: seconds for the screen call)'),
     },
     async handler(req, engine) {
-      const run = await iologSearch(engine, req.query, req.signal);
+      const run = await iologSearch(engine, req.query, req.signal, { unredacted: req.unredacted === true });
       const answer = new SearchAnswer();
       return jsonArrayResponse('iologs', matchingPaths(run, answer), {}, () => answer.tail(run.detail));
     },
@@ -129,7 +129,7 @@ export const iologRoutes: Route[] = [
     summary: 'The command timeline of a session: lines typed, when, where, the next prompt, the exit status',
     params: { file: sessionFileParam() },
     async handler(req, engine) {
-      const c = await iologCommands(engine, req.query, req.signal);
+      const c = await iologCommands(engine, req.query, req.signal, { unredacted: req.unredacted === true });
       const tail: Record<string, unknown> = {};
       if (c.exit) tail.exit = c.exit;
       if (c.truncated) tail.truncated = true;

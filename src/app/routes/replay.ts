@@ -25,7 +25,7 @@ export const replayRoutes: Route[] = [
       len: numberParam('bytes of the data stream (default 65536, at most 1048576)', 'IOLOG_BAD_NUMBER'),
     },
     async handler(req, engine): Promise<ApiResponse> {
-      const run = await iologReplay(engine, req.query, req.signal);
+      const run = await iologReplay(engine, req.query, req.signal, { unredacted: req.unredacted === true });
       return jsonArrayResponse('log', each(run.items), { file: run.file, term: run.term, start: run.start, len: run.len, bytes: run.bytes }, () =>
         run.warnings.length ? { warnings: [...run.warnings] } : {},
       );

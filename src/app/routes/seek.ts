@@ -20,9 +20,10 @@ export const seekRoutes: Route[] = [
       file: sessionFileParam(),
       at: textParam('seconds from the session start, decimal (default: the end)'),
       cells: flagParam('1 adds every cell (text, width, and colours and flags when not the default) row by row', 'IOLOG_BAD_NUMBER'),
+      cellrows: textParam('with cells=1: FIRST-LAST, the rows (0-based) whose cells are answered (default every row; at most 250000 cells an answer)'),
     },
     async handler(req, engine) {
-      const s = await iologScreen(engine, req.query, req.signal);
+      const s = await iologScreen(engine, req.query, req.signal, { unredacted: req.unredacted === true });
       const { warnings, ...body } = s;
       return jsonOk({ ...body, ...(warnings.length ? { warnings } : {}) });
     },

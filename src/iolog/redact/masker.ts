@@ -41,10 +41,16 @@ export interface MaskOptions {
   maskPasswords: boolean;
   /** The prompt, matched at the end of the terminal's output (sudo_logsrvd's passprompt_regex). */
   passprompt: string;
+  /**
+   * Called for each match masked (`redact test`): the rule ("password" for a typed password),
+   * the stream, the match's offset in that stream's bytes and its length; never the bytes. A
+   * rule's match may be reported more than once (the same offset, as long or longer).
+   */
+  onHit?: (rule: string, stream: IoStream, offset: number, length: number) => void;
 }
 
 /** Bytes held back at most before the oldest record is released anyway. */
-const HOLD_MAX_BYTES = 4 * REDACT_MAX_MATCH;
+export const HOLD_MAX_BYTES = 4 * REDACT_MAX_MATCH;
 /** Output kept to recognise a prompt at its end. */
 const PROMPT_TAIL = 256;
 const STAR = 0x2a;
@@ -60,6 +66,11 @@ interface Held {
   /** Absolute offset (bytes of this stream since the session began) of the first held byte. */
   base: number;
   bufs: Buffer[];
+  /**
+   * The same bytes before any rule masked them: the rules match these, so a match that grows as
+   * bytes arrive ("Bearer abc" + "def...") is seen whole, not cut short by its own stars.
+   */
+  orig: Buffer[];
   /** Total held bytes. */
   length: number;
   /** Absolute offsets of matches already counted, per rule (a masked match is not counted twice). */
@@ -76,6 +87,11 @@ export class SessionMasker {
   private readonly held = new Map<IoStream, Held>();
   private masking = false;
   private outputTail = '';
+  /** Bytes pushed so far, per stream (offsets reported to onHit). */
+  private readonly pushed = [0, 0, 0, 0, 0];
+  /** The typed password being masked: its start offset in ttyin and length so far. */
+  private pwSpan: { offset: number; length: number } | null = null;
+  private readonly onHit: MaskOptions['onHit'];
   /** Matches masked, per rule name (and "password" for typed passwords, counted per line). */
   readonly hits = new Map<string, number>();
 
@@ -90,6 +106,7 @@ export class SessionMasker {
     }));
     this.ruled = [0, 1, 2, 3, 4].map((i) => this.rules.some((r) => r.streams.has(i as IoStream)));
     this.prompt = opts.maskPasswords ? new RegExp(opts.passprompt) : null;
+    this.onHit = opts.onHit;
   }
 
   /** True when nothing would be masked: the caller may skip the masker. */
@@ -104,7 +121,8 @@ export class SessionMasker {
       // The record's bytes are the caller's (a view of a frame): a copy when they are masked in
       // place or held; passed through as they are otherwise.
       const data = ruled || this.queue.length > 0 || (rec.stream === 3 && this.masking) ? Buffer.from(rec.data) : rec.data;
-      this.typedPassword(rec.stream, data);
+      this.typedPassword(rec.stream, data, this.pushed[rec.stream]!);
+      this.pushed[rec.stream]! += data.length;
       const mine: MaskRecord = { kind: 'io', stream: rec.stream, delay: rec.delay, data };
       if (ruled) {
         this.hold(rec.stream, data);
@@ -126,6 +144,7 @@ export class SessionMasker {
 
   /** Releases every held record (a commit point or the end of the session). */
   flush(): void {
+    this.endPassword();
     this.release(true);
   }
 
@@ -134,7 +153,13 @@ export class SessionMasker {
     return this.queuedBytes;
   }
 
-  private typedPassword(stream: IoStream, data: Buffer): void {
+  /** Reports the typed password masked so far (its line ended). */
+  private endPassword(): void {
+    if (this.pwSpan && this.pwSpan.length > 0) this.onHit?.('password', 3, this.pwSpan.offset, this.pwSpan.length);
+    this.pwSpan = null;
+  }
+
+  private typedPassword(stream: IoStream, data: Buffer, offset: number): void {
     if (!this.prompt) return;
     if (stream === 3) {
       if (!this.masking) return;
@@ -142,15 +167,24 @@ export class SessionMasker {
         const b = data[i]!;
         if (b === 0x0d || b === 0x0a) {
           this.masking = false;
+          this.endPassword();
           return;
         }
         data[i] = STAR;
+        if (this.onHit) {
+          if (this.pwSpan && this.pwSpan.offset + this.pwSpan.length === offset + i) this.pwSpan.length++;
+          else {
+            this.endPassword();
+            this.pwSpan = { offset: offset + i, length: 1 };
+          }
+        }
       }
       return;
     }
     if (stream !== 4 && stream !== 1 && stream !== 2) return;
     // Output ends a masked line, and may itself end in a prompt.
     this.masking = false;
+    this.endPassword();
     this.outputTail = (this.outputTail + data.toString('latin1')).slice(-PROMPT_TAIL);
     // A prompt is on the line the cursor is on: the output after its last line break. Matched
     // anywhere in that line, as sudo_logsrvd matches it ("[sudo] password for alice: "), but not
@@ -165,10 +199,11 @@ export class SessionMasker {
   private hold(stream: IoStream, data: Buffer): void {
     let h = this.held.get(stream);
     if (!h) {
-      h = { base: 0, bufs: [], length: 0, counted: new Map() };
+      h = { base: 0, bufs: [], orig: [], length: 0, counted: new Map() };
       this.held.set(stream, h);
     }
     h.bufs.push(data);
+    h.orig.push(Buffer.from(data));
     h.length += data.length;
     this.scan(stream, h, data.length);
   }
@@ -181,8 +216,8 @@ export class SessionMasker {
     const from = Math.max(0, h.length - added - REDACT_MAX_MATCH);
     let skip = from;
     let first = 0;
-    while (first < h.bufs.length && skip >= h.bufs[first]!.length) skip -= h.bufs[first++]!.length;
-    const tail = Buffer.concat(h.bufs.slice(first));
+    while (first < h.orig.length && skip >= h.orig[first]!.length) skip -= h.orig[first++]!.length;
+    const tail = Buffer.concat(h.orig.slice(first));
     const text = tail.toString('latin1', skip);
     for (const r of this.rules) {
       if (!r.streams.has(stream)) continue;
@@ -201,6 +236,8 @@ export class SessionMasker {
           seen.add(h.base + start);
           this.hits.set(r.name, (this.hits.get(r.name) ?? 0) + 1);
         }
+        // Every time it is seen: a match that grows as bytes arrive is reported again, longer.
+        this.onHit?.(r.name, stream, h.base + start, m[0].length);
       }
     }
   }
@@ -231,6 +268,7 @@ export class SessionMasker {
         const h = this.held.get(rec.stream);
         if (h && h.bufs[0] === rec.data) {
           h.bufs.shift();
+          h.orig.shift();
           h.length -= rec.data.length;
           h.base += rec.data.length;
           for (const seen of h.counted.values()) for (const off of seen) if (off < h.base) seen.delete(off);

@@ -1,0 +1,324 @@
+// The echo and secret judgement of typed lines (index.ts describes the rules), and the output
+// observation it rests on: the terminal's output goes through OutputLine (../output-line.ts, a
+// handler of the one parser), which gives the prompt row, the printable answer to each input
+// record and the row a line was shown on. It is the line editor's hooks (line-editor.ts): told
+// when a line begins, what its keys inserted and when it is entered, it holds the entered lines
+// until their echo is judged and hands them out.
+import { TEXT_LINE_MAX } from '../limits.js';
+import { OutputLine } from '../output-line.js';
+import type { TextLine } from '../text-extractor.js';
+import type { EnteredLine, LineEditorHooks, LineFlags } from './line-editor.js';
+
+/** How long after its Enter a line's echo may still arrive (the pty echoes at once). */
+export const ECHO_GRACE_MS = 200;
+const ECHO_MAX = 2 * TEXT_LINE_MAX;
+const OUTPUT_TAIL_MAX = 4096;
+/** Lines awaiting their echo judgement at most (a paste of many lines in one moment). */
+const WAITING_MAX = 1024;
+
+/** A prompt asking for a secret, as the text before the cursor ends. */
+const SECRET_PROMPT = /(?:^|[^a-z])(?:password|passphrase|passwort|kennwort|mot de passe|contraseña|senha|passcode|pin|otp|verification code|one-time code|secret)\b[^\n]{0,80}[:?]\s*$/i;
+
+export interface TypedLine extends TextLine, LineFlags {
+  /** When its first key was typed (ms since the session start). */
+  timeMs: number;
+  /** When its Enter was typed. */
+  endMs: number;
+  /** Data-stream position of the Enter byte (-1 when the caller gave no positions). */
+  endPos: number;
+  /** The line as the terminal showed it at the Enter, when not equal to text. */
+  shown?: string;
+}
+
+/** What to do with lines typed at a no-echo prompt: leave them out, blank their text, or keep. */
+export type HiddenLines = 'drop' | 'redact' | 'keep';
+
+/** The echo judgement of one line. */
+interface Judge {
+  /** Characters its keys inserted (typed, pasted, yanked), deleted ones too. */
+  typed: number;
+  /** Some record of its keys was echoed (or could not be judged). */
+  echoed: boolean;
+}
+
+/** The keys of one record that acted on one line. */
+interface Segment {
+  judge: Judge;
+  /** What they inserted, in the order typed (at most TEXT_LINE_MAX characters). */
+  ins: string;
+  /** The line's Enter was among them. */
+  enter: boolean;
+}
+
+/** One input write and the terminal's answer to it. */
+interface KeyRecord {
+  timeMs: number;
+  segs: Segment[];
+  /** Printable output after it ('\n' for a line feed), at most ECHO_MAX characters. */
+  answer: string;
+  /** Bytes of output after it. */
+  bytes: number;
+  overflow: boolean;
+}
+
+interface Pending {
+  line: TypedLine;
+  judge: Judge | null;
+}
+
+/** Length of the common prefix of `a` and `b` from `from`. */
+function commonPrefix(a: string, b: string, from: number): number {
+  let i = 0;
+  while (i < a.length && from + i < b.length && a.charCodeAt(i) === b.charCodeAt(from + i)) i++;
+  return i;
+}
+
+/** True when `needle`'s characters occur in order in `hay` from `from` (blanks may be missing). */
+function isSubsequence(needle: string, hay: string, from: number): boolean {
+  let j = from;
+  for (const ch of needle) {
+    if (ch === ' ' || ch === '\t') continue;
+    const k = hay.indexOf(ch, j);
+    if (k < 0) return false;
+    j = k + ch.length;
+  }
+  return true;
+}
+
+export class EchoJudge implements LineEditorHooks {
+  /** Time of the current input write. */
+  now = 0;
+  private out: TypedLine[] = [];
+  /** Whether a line is open in the editor (set by the owner). */
+  lineOpen: () => boolean = () => false;
+  private secretPrompt = false;
+  /** The output row before the cursor when the first key was typed (the prompt), if watched. */
+  private prompt: string | null = null;
+  /** The echo judgement of the open line (null while none is open). */
+  private judge: Judge | null = null;
+  private output: OutputLine | null = null;
+  private rec: KeyRecord | null = null;
+  /** The last line entered, until the output leaves its row: what the shell showed of it. */
+  private shownWatch: { line: TypedLine; prompt: string } | null = null;
+  private waiting: Pending[] = [];
+  /** Output was seen: without any (a session recorded without ttyout) echo cannot be judged. */
+  private outputSeen = false;
+  /** Lazy mode: output not parsed yet (its last OUTPUT_TAIL_MAX bytes), and whether older bytes were dropped. */
+  private tail: Buffer[] = [];
+  private tailLen = 0;
+  private tailCut = false;
+  private tailMs = 0;
+
+  constructor(
+    private readonly hiddenMode: HiddenLines,
+    private readonly lazy: boolean,
+  ) {}
+
+  /** Starts judging echo: the caller feeds the terminal's output in order with the input. */
+  watchOutput(): void {
+    this.output ??= this.newOutput();
+  }
+
+  private newOutput(): OutputLine {
+    return new OutputLine(
+      (t) => this.addEcho(t),
+      (row) => this.rowEnded(row),
+    );
+  }
+
+  observeOutput(bytes: Uint8Array, timeMs: number): void {
+    this.watchOutput();
+    this.decideUntil(timeMs);
+    if (bytes.length > 0) this.outputSeen = true;
+    if (this.rec) this.rec.bytes += bytes.length;
+    if (this.lazy && !this.lineOpen() && this.waiting.length === 0 && this.rec === null && this.shownWatch === null) {
+      this.tail.push(Buffer.from(bytes));
+      this.tailLen += bytes.length;
+      this.tailMs = timeMs;
+      while (this.tail.length > 1 && this.tailLen - this.tail[0]!.length >= OUTPUT_TAIL_MAX) {
+        this.tailLen -= this.tail.shift()!.length;
+        this.tailCut = true;
+      }
+      return;
+    }
+    this.catchUp();
+    this.output!.write(bytes, timeMs);
+  }
+
+  /** Lazy mode: parses the output held back (from a fresh row model when some was dropped). */
+  private catchUp(): void {
+    if (this.tailLen === 0) return;
+    let raw = Buffer.concat(this.tail);
+    if (this.tailCut || raw.length > OUTPUT_TAIL_MAX) {
+      this.output = this.newOutput();
+      raw = raw.subarray(Math.max(0, raw.length - OUTPUT_TAIL_MAX));
+    }
+    this.tail = [];
+    this.tailLen = 0;
+    this.tailCut = false;
+    this.output!.write(raw, this.tailMs);
+  }
+
+  /** The directory the output's last OSC 7 reported (null without one or without output). */
+  get outputCwd(): string | null {
+    return this.output?.cwd ?? null;
+  }
+
+  /** The output row before the cursor (the prompt, when a person is about to type). */
+  promptText(): string {
+    return this.output?.beforeCursor() ?? '';
+  }
+
+  takeLines(): TypedLine[] {
+    const lines = this.out;
+    this.out = [];
+    return lines;
+  }
+
+  private addEcho(text: string): void {
+    const r = this.rec;
+    if (!r || r.overflow) return;
+    if (r.answer.length + text.length > ECHO_MAX) r.overflow = true;
+    else r.answer += text;
+  }
+
+  private rowEnded(row: string): void {
+    const w = this.shownWatch;
+    if (!w) return;
+    this.shownWatch = null;
+    if (!row.startsWith(w.prompt)) return;
+    const shown = row.slice(w.prompt.length).trim();
+    if (shown !== w.line.text.trim()) w.line.shown = shown;
+    else delete w.line.shown;
+  }
+
+  /** The current record's keys that act on the open line (null when output is not watched). */
+  private segment(): Segment | null {
+    if (this.output === null || this.judge === null) return null;
+    this.rec ??= { timeMs: this.now, segs: [], answer: '', bytes: 0, overflow: false };
+    const last = this.rec.segs.at(-1);
+    if (last && last.judge === this.judge && !last.enter) return last;
+    const s: Segment = { judge: this.judge, ins: '', enter: false };
+    this.rec.segs.push(s);
+    return s;
+  }
+
+  /** Judges the current record by its answer: which of its lines' keys were echoed. */
+  closeRecord(): void {
+    const r = this.rec;
+    if (!r) return;
+    this.rec = null;
+    const text = r.answer;
+    let p = 0;
+    r.segs.forEach((s, i) => {
+      if (r.overflow) {
+        s.judge.echoed = true;
+        return;
+      }
+      if (s.ins === '') {
+        // Editing keys: an answer within the row is the line editor's (a redraw, a recalled
+        // line, a bell); one with a line feed may be another program's output.
+        if (!s.enter && r.bytes > 0 && !text.includes('\n')) s.judge.echoed = true;
+        return;
+      }
+      while (p < text.length && text[p] === '\n') p++;
+      if (i === 0) {
+        // The echo of the first keys comes first.
+        const k = commonPrefix(s.ins, text, p);
+        const nl = s.enter ? text.indexOf('\n', p) : -1;
+        if (k > 0 && 2 * k >= s.ins.length) {
+          s.judge.echoed = true;
+          p += k;
+        } else if (nl >= 0 && s.ins.length > 1 && text.slice(p, nl).endsWith(s.ins)) {
+          // The echo ends the row the Enter's own echo ends (a redraw of the prompt and the line).
+          s.judge.echoed = true;
+          p = nl;
+        } else if (!s.enter && s.ins.length > 1 && isSubsequence(s.ins, text, p)) s.judge.echoed = true; // a redraw, ^R's search line
+      } else {
+        // A further line of the same write (a paste): its echo follows the previous one's.
+        const k = text.indexOf(s.ins, p);
+        if (k >= 0) {
+          s.judge.echoed = true;
+          p = k + s.ins.length;
+        }
+      }
+      // An answer without any printable character: cursor moves and erasing (an edit's redraw, vi commands).
+      if (!s.enter && r.bytes > 0 && text === '') s.judge.echoed = true;
+    });
+  }
+
+  decideUntil(timeMs: number): void {
+    if (this.rec && (timeMs === Infinity || timeMs > this.rec.timeMs + ECHO_GRACE_MS)) this.closeRecord();
+    while (this.waiting.length > 0 && (timeMs === Infinity || timeMs > this.waiting[0]!.line.endMs + ECHO_GRACE_MS)) {
+      const p = this.waiting.shift()!;
+      if (this.outputSeen && p.judge !== null && p.judge.typed > 0 && !p.judge.echoed) p.line.hidden = true;
+      this.release(p.line);
+    }
+  }
+
+  private release(line: TypedLine): void {
+    if (this.shownWatch?.line === line) this.shownWatch = null;
+    if (line.hidden) {
+      delete line.shown;
+      if (this.hiddenMode === 'drop') return;
+      if (this.hiddenMode === 'redact') line.text = '';
+    }
+    this.out.push(line);
+  }
+
+  // ---- LineEditorHooks
+
+  begin(): void {
+    this.catchUp();
+    this.shownWatch = null; // a new line is typed: the last one's row is no longer watched
+    this.prompt = this.output !== null ? this.output.beforeCursor() : null;
+    this.secretPrompt = this.prompt !== null && SECRET_PROMPT.test(this.prompt);
+    this.judge = { typed: 0, echoed: false };
+  }
+
+  touch(): void {
+    this.segment();
+  }
+
+  inserted(ch: string): void {
+    this.judge!.typed++;
+    const s = this.segment();
+    if (s && s.ins.length < TEXT_LINE_MAX) s.ins += ch;
+  }
+
+  cleared(): void {
+    this.secretPrompt = false;
+    this.prompt = null;
+    this.judge = null;
+  }
+
+  entered(e: EnteredLine): void {
+    const text = e.text;
+    const line: TypedLine = { text, timeMs: e.startMs >= 0 ? e.startMs : this.now, endMs: this.now, endPos: e.endPos };
+    for (const f of e.flags) line[f] = true;
+    if (this.prompt !== null && this.output) {
+      const row = this.output.rowText();
+      if (row.startsWith(this.prompt)) {
+        const shown = row.slice(this.prompt.length).trim();
+        if (shown !== text.trim()) line.shown = shown;
+      }
+    }
+    if (this.secretPrompt) line.hidden = true;
+    const judge = this.judge;
+    if (judge !== null && this.rec) {
+      const s = this.rec.segs.at(-1);
+      if (s && s.judge === judge) s.enter = true;
+    }
+    // The shell redraws an accepted line (^R's search line becomes the line run): the row as
+    // the output leaves it is what was shown.
+    if (this.prompt !== null && this.output && !line.hidden) this.shownWatch = { line, prompt: this.prompt };
+    this.cleared();
+    if (this.waiting.length >= WAITING_MAX) this.release(this.waiting.shift()!.line); // bounded: left unjudged
+    if (this.output && !line.hidden) {
+      this.waiting.push({ line, judge });
+      return;
+    }
+    if (this.waiting.length > 0) this.waiting.push({ line, judge });
+    else this.release(line);
+  }
+}
