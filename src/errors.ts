@@ -116,7 +116,7 @@ export const ERRORS = {
   IOLOG_READ: def(1414, 500, 'A session file cannot be read', 'The message names the file and the system error; check permissions.'),
   IOLOG_BAD_ASCIICAST: def(1415, 422, 'The asciicast file has no valid header line', 'Give an asciicast v1, v2 or v3 file as written by asciinema.'),
   IOLOG_WORKER: def(1416, 500, 'The I/O log worker pool failed or its compiled entry is missing', 'Run npm run build (the workers load dist/worker/); the message names the failure.'),
-  IOLOG_BAD_EXPORT_FORMAT: def(1417, 400, 'Unknown export format', 'Use --format asciicast.'),
+  IOLOG_BAD_EXPORT_FORMAT: def(1417, 400, 'Unknown export format', 'Use asciicast or text.'),
   IOLOG_NOT_A_DIRECTORY: def(1418, 400, 'path names something that is not a directory', 'Give path as a directory under an I/O log root; use file= to read a session.'),
   IOLOG_BAD_MATCH: def(1425, 400, 'The session list\'s match is neither all nor any', 'Give match=all (every filter must match, the default) or match=any (one filter is enough).'),
   IOLOG_SEEK_INDEX: def(1450, 500, 'The seek index (keyframes beside the cached list) cannot be opened, read or written', 'Check the folder of the iologcache setting and its permissions; the seek index is a cache, deleting its file (iologcache with -seek.sqlite) only costs a rebuild at the next seek.'),
@@ -138,9 +138,10 @@ export const ERRORS = {
   REDACT_RULES_INVALID: def(1466, 400, 'The RULES file of `evio redact test` cannot be read, is not JSON, or holds no valid redact list (a JSON array of rules, or an object with a "redact" key: a settings file)', 'Fix the file the message names; docs/iolog.md ("Redaction") shows a rule list.'),
   REDACT_TEST_INPUT: def(1467, 400, 'The FILE of `evio redact test` is neither a session nor a regular file that can be read', 'Name a sudo I/O log session directory, an asciicast file or a plain file.'),
   IOLOG_SCREEN_CELLS_TOO_MANY: def(1468, 400, 'cells=1 would answer more cells than one screen answer holds (250000), or cellrows is not FIRST-LAST (0-based row numbers, FIRST at most LAST)', 'Ask for the cells of a window of rows with cellrows=FIRST-LAST (the message says how many rows fit); several calls cover a large screen.'),
-  IOLOG_TIMING_SHORT: def(1469, 422, "The timing file of a finished session ends before its stream files do, or inside a line: it was cut short; the session is read up to the end of its timing", 'Nothing to do for reading; restore the timing file from a backup to see the rest. The duration shown is that of the timing left.'),
-  IOLOG_DAMAGED: def(1470, 422, 'The command read a damaged session: its warnings are on standard error, what could be read on standard output', 'Read the warnings; give --allow-damaged to exit 0 when what could be read is enough.'),
-  IOLOG_BAD_LOG_JSON: def(1471, 422, "The session's log.json cannot be read; its legacy log file was read instead", 'Nothing to do for reading; the variables only log.json holds (environment, cwd, uuid) are missing from the answer.'),
+  IOLOG_BAD_SORT: def(1469, 400, 'The session list cannot be sorted by this field or in this order', 'Use sort= createtime, end, duration, submituser, submithost, runuser, runhost, runcmd, exitstatus or logpath, and order= asc or desc.'),
+  IOLOG_TIMING_SHORT: def(1470, 422, "The timing file of a finished session ends before its stream files do, or inside a line: it was cut short; the session is read up to the end of its timing", 'Nothing to do for reading; restore the timing file from a backup to see the rest. The duration shown is that of the timing left.'),
+  IOLOG_DAMAGED: def(1471, 422, 'The command read a damaged session: its warnings are on standard error, what could be read on standard output', 'Read the warnings; give --allow-damaged to exit 0 when what could be read is enough.'),
+  IOLOG_BAD_LOG_JSON: def(1472, 422, "The session's log.json cannot be read; its legacy log file was read instead", 'Nothing to do for reading; the variables only log.json holds (environment, cwd, uuid) are missing from the answer.'),
   // ---- 1500-1599 replay
   REPLAY_TERM_UNKNOWN: def(1500, 400, 'No terminfo entry for the terminal type, and no built-in one', 'Give term= a type the system terminfo database has (infocmp TYPE), or xterm, xterm-256color, vt100, linux or screen.'),
   REPLAY_TERM_BAD_NAME: def(1501, 400, 'The terminal type name is not a valid terminfo name', 'Use a plain name such as xterm-256color: no "/", no control characters, at most 128 characters.'),
@@ -169,7 +170,7 @@ export const ERRORS = {
   TLS_KEY_INSECURE: def(1621, 500, 'The TLS private key file can be read or written by group or others, or is not a regular file', 'chmod 600 the key file named in the message (and keep it owned by the user evio runs as).'),
   AUDIT_LOG_APPEND_ONLY: def(1622, 403, 'The call would delete records of evio\'s own audit log or of one of its rotated files (plain or gzipped), which are append-only, or rotate a rotated audit file', 'Query the audit log instead; to retire old audit records, an operator rotates the file (evio events rotate), archives the rotated files and removes whole old ones with evio events rotate --remove-older-than (recorded in the audit log).'),
   AUDIT_WRITE_FAILED: def(1623, 500, 'A call that changed data could not be written to the audit log', 'The change itself happened; the message names the audit log and the system error. Fix the file or its folder (permissions, space) so later changes are recorded.'),
-  METRICS_FORBIDDEN: def(1626, 403, 'GET /metrics was called from where the metrics setting does not allow it (not loopback under "loopback", not a signed call of an app allowed the route under "signed")', 'Scrape from the same machine, or set metrics to "signed" and sign the scrape with an app whose routes include GET /metrics (docs/operations.md).'),
+  METRICS_FORBIDDEN: def(1626, 403, 'GET /metrics was called from where the metrics setting does not allow it (not a direct loopback call under "loopback" — a call a proxy forwarded is not —, without the bearer token under "token", not a signed call of an app allowed the route under "signed")', 'Scrape from the same machine without a proxy, or set metrics to "token" and send Authorization: Bearer with the token of metricsTokenFile, or to "signed" and sign the scrape with an app whose routes include GET /metrics (docs/operations.md).'),
   SERVICE_NOT_READY: def(1627, 503, 'GET /readyz: a configured store or the worker pool is not usable; the answer names which part (never a path or a URL)', 'Check the part named: the data folder\'s permissions, the event database, the PostgreSQL server, or the worker entry (npm run build); the server log has no more detail than the answer.'),
   SERVICE_STOPPING: def(1628, 503, 'The service is shutting down (SIGTERM): the calls already running finish, new ones are refused', 'Retry against another instance, or after the service has restarted.'),
   CONSOLE_NOT_BUILT: def(1635, 503, 'The console page (GET /console/) was not built: dist/console has no index.html', 'Run npm run build (it bundles the console after compiling the server); an installed package ships it built.'),
@@ -225,10 +226,20 @@ export class EvioError extends Error {
     this.http = d.http;
   }
 
-  /** The JSON body every door answers with. */
+  /** The JSON body every door answers with (through the door's text filter: setErrorTextFilter). */
   toBody(): { status: number; error: string } {
-    return { status: this.code, error: this.message };
+    return { status: this.code, error: errorTextFilter(this.message) };
   }
+}
+
+let errorTextFilter: (text: string) => string = (t) => t;
+
+/**
+ * What error bodies pass through before they are sent: the HTTP door hides the server's
+ * absolute paths (its configured roots) there (paths.ts, hideRoots).
+ */
+export function setErrorTextFilter(f: (text: string) => string): void {
+  errorTextFilter = f;
 }
 
 export function evioError(name: ErrorName, detail: string, cause?: unknown): EvioError {

@@ -18,6 +18,7 @@ export { PostgresStore, type PostgresStoreOptions } from './eventlog/postgres/in
 export { OdbcStore, type OdbcStoreOptions } from './eventlog/odbc/index.js';
 export { openStore, openStoreByName, openRequestStore, parseStoreName, type StoreSpec } from './eventlog/stores.js';
 export { queryEvents, queryLegacyEvents, deleteEvents, appendEvents, copyEvents, eventDestinations, type CopyProgress } from './app/events.js';
+export { knownEventStores, type KnownStore } from './app/event-stores.js';
 export { dumpQuery } from './eventlog/query.js';
 export { copyStore } from './eventlog/copy.js';
 export { generateEvents } from './eventlog/generate.js';

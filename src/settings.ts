@@ -15,8 +15,8 @@ export interface TlsSettings {
   key: string;
 }
 
-export type MetricsAccess = 'loopback' | 'signed' | 'off';
-export const METRICS_ACCESS: readonly MetricsAccess[] = ['loopback', 'signed', 'off'];
+export type MetricsAccess = 'loopback' | 'token' | 'signed' | 'off';
+export const METRICS_ACCESS: readonly MetricsAccess[] = ['loopback', 'token', 'signed', 'off'];
 
 export interface Settings {
   /** The data folder that defaults are placed in. */
@@ -88,8 +88,10 @@ export interface Settings {
   maxReaders: number;
   /** Bytes the read buffers of all streamed flat-file answers hold at once; past it new readers get smaller buffers, then wait (0 = no bound). */
   maxReaderBufferBytes: number;
-  /** Who may read GET /metrics: loopback callers only, signed calls of an allowed app, or nobody. */
+  /** Who may read GET /metrics: direct loopback callers, bearers of the token, signed calls of an allowed app, or nobody. */
   metrics: MetricsAccess;
+  /** The bearer token of `metrics: "token"` (a file, 0600, made on first start when missing). */
+  metricsTokenFile: string;
   /** On SIGTERM, how long calls in flight may take to finish before their connections are closed, ms. */
   shutdownTimeoutMs: number;
   /** The service's request log: "stderr" (default), "off", or a file to append JSON lines to. */
@@ -146,6 +148,7 @@ const KEYS: Record<string, 'string' | 'number' | 'boolean' | 'string[]' | 'recor
   maxReaders: 'number',
   maxReaderBufferBytes: 'number',
   metrics: 'string',
+  metricsTokenFile: 'string',
   shutdownTimeoutMs: 'number',
   requestLog: 'string',
   auditlog: 'string',
@@ -306,6 +309,7 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     maxReaders: (raw.maxReaders as number | undefined) ?? 64,
     maxReaderBufferBytes: (raw.maxReaderBufferBytes as number | undefined) ?? 256 * 1024 * 1024,
     metrics: (raw.metrics as MetricsAccess | undefined) ?? 'loopback',
+    metricsTokenFile: p((raw.metricsTokenFile as string | undefined) ?? resolve(home, 'metrics.token')),
     shutdownTimeoutMs: (raw.shutdownTimeoutMs as number | undefined) ?? 10_000,
     requestLog: keyword((raw.requestLog as string | undefined) ?? 'stderr', ['stderr', 'off'], p),
     auditlog: keyword((raw.auditlog as string | undefined) ?? resolve(home, 'audit.ndjson'), ['off'], p),

@@ -43,7 +43,8 @@ export async function importEvents(engine: Engine, r: ImportRequest): Promise<Im
     year: r.year ?? null,
     iologDir: r.iologDir ?? null,
     alerts: alerts as AlertPolicy,
-    batchSize: Math.max(1, r.batchSize ?? 2000),
+    // A database takes larger transactions (one per batch); a flat file fsyncs each batch.
+    batchSize: Math.max(1, r.batchSize ?? (store.bulkLoad ? 20_000 : 2000)),
     lockDir: jobsDir(s.home),
     lockTimeoutMs: s.lockTimeoutMs,
     ...(r.signal ? { signal: r.signal } : {}),

@@ -22,6 +22,7 @@ import { refuseAuditLogChange } from './audit.js';
 import { removeIologsFromIndex } from './iolog.js';
 import { checkSession, measureTree, removeTree } from '../iolog/removal.js';
 import { jobLock, jobsDir, readJson, removeDurableScratch, removeFile, storeTag, writeJsonDurably } from '../common/job-files.js';
+import { ExactTotal } from './exact-number.js';
 
 /**
  * The store and the delete parameters of `evio events purge STORE [filters] [--older-than AGE]`:
@@ -76,15 +77,16 @@ export interface SessionOutcome {
 export interface PurgeReport {
   store: string;
   dryRun: boolean;
-  /** Records deleted (dry run: that would be deleted), finish records of deleted accepts included. */
-  records: number;
+  /** Records deleted (dry run: that would be deleted), finish records of deleted accepts included (exact-number.ts: a string past 2^53 - 1). */
+  records: number | string;
   /** The records were left on purpose (DELETE events/iologs on a flat file). */
   recordsKept: boolean;
   /** I/O logs removed (dry run: that would be), and what they held. */
   sessions: number;
   files: number;
   directories: number;
-  bytes: number;
+  /** Summed over the sessions: exact (exact-number.ts: a string past 2^53 - 1). */
+  bytes: number | string;
   /** I/O logs referenced but already absent (a re-run, or removed by hand). */
   missing: number;
   /** I/O logs not removed because they are outside the roots, symlinks, or not sessions. */
@@ -166,7 +168,7 @@ async function execute(engine: Engine, opts: PurgeOptions, params: Params, iolog
         case 'would-remove':
           report.sessions++;
           report.files += outcome.files;
-          report.bytes += outcome.bytes;
+          report.bytes = new ExactTotal(report.bytes).add(outcome.bytes).value;
           report.directories += outcome.directories;
           if (outcome.action === 'removed') {
             unindexed.push(outcome.path);
@@ -246,8 +248,8 @@ async function execute(engine: Engine, opts: PurgeOptions, params: Params, iolog
         // The last range stays open above: records that came to match since the plan go too.
         recnumMax: last ? filter.recnumMax : Math.min(filter.recnumMax ?? hi, hi),
       };
-      report.records += (await store.delete(part, qopts)).deleted;
-      progress.deleted = report.records;
+      report.records = new ExactTotal(report.records).add((await store.delete(part, qopts)).deleted).value;
+      progress.deleted = Number(report.records);
       opts.onProgress?.(progress);
     }
   }

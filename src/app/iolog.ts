@@ -117,6 +117,8 @@ export async function iologSearch(engine: Engine, params: Params, signal?: Abort
   const pool = await iologPool(engine);
   const found = await pool.run('expandGlob', { roots: roots(engine), pattern: glob, max: SEARCH_MAX_SESSIONS }, signal);
   if (found.more) throw evioError('IOLOG_TOO_MANY_SESSIONS', `file "${glob.slice(0, 100)}" names more than ${SEARCH_MAX_SESSIONS} sessions`);
+  const narrowed = await narrowBySessionList(engine, params, glob, signal);
+  if (narrowed) found.sessions = found.sessions.filter((x) => narrowed.has(x.path));
   // Sessions go to the workers in small groups (fewer round trips, and a worker overlaps the
   // sessions of a group), small enough that every worker gets several groups.
   const per = Math.max(1, Math.min(SEARCH_SESSIONS_PER_TASK, Math.floor(found.sessions.length / (pool.size * 4))));
@@ -137,6 +139,25 @@ export async function iologSearch(engine: Engine, params: Params, signal?: Abort
     signal,
   );
   return { sessions: found.sessions.length, detail, results: flatten(batches) };
+}
+
+/** The session-list filters a search may be narrowed by (who, where, when). */
+export const SEARCH_NARROWING = ['from', 'to', 'submituser', 'submithost', 'runuser', 'runhost'] as const;
+
+/**
+ * A search's sessions narrowed by the cached list's filters (user, host, date): the paths of the
+ * indexed sessions the glob names that match them; null when no such filter is given. The index
+ * is brought up to date first, unless it is current.
+ */
+async function narrowBySessionList(engine: Engine, params: Params, glob: string, signal?: AbortSignal): Promise<Set<string> | null> {
+  const given: Params = {};
+  for (const k of SEARCH_NARROWING) if (params[k] !== undefined && params[k] !== '') given[k] = params[k];
+  if (!Object.keys(given).length) return null;
+  const query = { ...parseListParams({ ...given, path: glob }, engine.settings.timezone), start: 0, len: SEARCH_MAX_SESSIONS };
+  await freshIndex(engine, false, signal);
+  const pool = await iologPool(engine);
+  const rows: CachedRecord[] = await pool.run('listQuery', { indexFile: engine.settings.iologcache, query }, signal);
+  return new Set(rows.map((r) => r.logpath));
 }
 
 function chunked<T>(items: readonly T[], size: number): T[][] {
@@ -224,9 +245,14 @@ async function freshIndex(engine: Engine, force: boolean, signal?: AbortSignal):
   await iologIndex(engine, {}, signal);
 }
 
-/** A cached record as listed: createtime (Unix ms) also as ISO 8601 in the configured zone. */
+/**
+ * A cached record as listed: createtime (Unix ms) also as ISO 8601 in the configured zone, and
+ * its end (start + duration, Unix ms; null when the length could not be read) likewise.
+ */
 export type ListedSession = CachedRecord & {
   createtime_iso: string;
+  end: number | null;
+  end_iso: string | null;
   /**
    * Still being recorded (sudo or the log server writing it: its timing file keeps a write bit).
    * How long it has run is `createtime` to now: not a field, so that an answer stays the same
@@ -275,7 +301,12 @@ export async function iologListPage(engine: Engine, params: Params, signal?: Abo
   if (more) rows.length = query.len;
   // The live mark is read when answering (one stat a row): completion changes no directory's
   // mtime, so the cached list would not see it.
-  const result = await Promise.all(rows.map(async (r) => ({ ...r, createtime_iso: formatIsoInZone(r.createtime / 1000, tz), ...(await liveMark(r.logpath)) })));
+  const result = await Promise.all(
+    rows.map(async (r) => {
+      const end = r.duration >= 0 ? r.createtime + r.duration : null;
+      return { ...r, createtime_iso: formatIsoInZone(r.createtime / 1000, tz), end, end_iso: end === null ? null : formatIsoInZone(end / 1000, tz), ...(await liveMark(r.logpath)) };
+    }),
+  );
   return { result, more, next: more ? { start: query.start + query.len } : null };
 }
 
@@ -393,18 +424,27 @@ export async function iologCommands(engine: Engine, params: Params, signal?: Abo
 }
 
 /**
- * `evio iolog export --format asciicast`: a session as an asciicast file (v2; v3 for a v3 cast), streamed to the
+ * `evio iolog export --format asciicast|text` and GET /iolog/export: a session as an asciicast file (v2; v3 for a v3
+ * cast) or as a text transcript (export-text.ts), streamed to the
  * writable `open` gives — called only once the request is valid and the session open, so a bad
  * call leaves no empty output file behind. Output events pass the terminal filter (a player
  * writes them to a terminal) unless `raw=1`.
  */
 export async function iologExport(engine: Engine, params: Params, open: () => Writable, signal?: AbortSignal, access: IologAccess = {}, warnings?: string[]): Promise<Writable> {
   const format = single(params, 'format');
-  if (format !== 'asciicast') throw evioError('IOLOG_BAD_EXPORT_FORMAT', `--format ${String(format ?? '(missing)')}: use --format asciicast`);
+  if (format !== 'asciicast' && format !== 'text') throw evioError('IOLOG_BAD_EXPORT_FORMAT', `format ${String(format ?? '(missing)')}: use asciicast or text`);
   const file = required(params, 'file');
-  const [{ openSession }, { exportAsciicast }] = await Promise.all([import('../iolog/locate.js'), import('../iolog/export-asciicast.js')]);
   const raw = flag(params, 'raw');
+  const { openSession } = await import('../iolog/locate.js');
+  // Read through the redaction rules unless the caller may see the data as recorded.
   const session = await openSession(roots(engine), file, redactViewFor(engine, access));
+  if (format === 'text') {
+    const { exportText } = await import('../iolog/export-text.js');
+    const out = open();
+    await exportText(session, out, signal);
+    return out;
+  }
+  const { exportAsciicast } = await import('../iolog/export-asciicast.js');
   const out = open();
   await exportAsciicast(session, out, signal, { raw });
   // A damaged session is exported as far as it reads; `warnings` receives why it stops short.

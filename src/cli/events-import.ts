@@ -5,6 +5,7 @@ import { formatBytes } from '../common/units.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliIo } from './io.js';
 import { noteOutcome } from './audit.js';
+import { loadProgress } from './load-rate.js';
 
 export const IMPORT_HELP = `Usage: evio events import --from sudo-json|sudo-text FILE [--to STORE] [options]
 
@@ -24,7 +25,7 @@ truncated file imports every whole event and says where it stopped.
   --host NAME        host of text-log records whose line names none (syslog without host)
   --iolog-dir DIR    sudo's iolog_dir: text-log TSIDs become I/O log paths under it
                      (default: kept relative, resolved against the first I/O log root)
-  --batch N          records per append (default 2000)
+  --batch N          records per append (default 2000 into a flat file, 20000 into a database)
 
 Prints a JSON summary on stdout and where reading stopped, if before the end, on stderr.
 Exit status:
@@ -60,6 +61,7 @@ export async function runEventsImport(argv: string[], io: CliIo): Promise<number
   if (!format || !file) throw usageError(`events import needs --from FORMAT and a FILE\n\n${IMPORT_HELP}`);
   const yearFlag = strFlag(f, 'year');
   if (yearFlag !== undefined && !/^\d{4}$/.test(yearFlag)) throw usageError('--year takes a four-digit year');
+  let showImport: ReturnType<typeof loadProgress> | null = null; // from the import pass's start
   const report = await importEvents(io.engine(), {
     format,
     file,
@@ -69,10 +71,12 @@ export async function runEventsImport(argv: string[], io: CliIo): Promise<number
     host: strFlag(f, 'host'),
     year: yearFlag === undefined ? undefined : Number(yearFlag),
     iologDir: strFlag(f, 'iolog-dir'),
-    batchSize: intFlag(f, 'batch', 2000),
+    batchSize: f.flags.batch === undefined ? undefined : intFlag(f, 'batch', 2000),
     signal: io.signal,
-    onProgress: (p) =>
-      progress(io, p.phase === 'scan' ? `scanning ${formatBytes(p.bytes)} of ${formatBytes(p.totalBytes)}: ${p.events} events` : `importing: ${p.imported} added, ${p.present} already present (${formatBytes(p.bytes)} of ${formatBytes(p.totalBytes)})`),
+    onProgress: (p) => {
+      if (p.phase === 'scan') progress(io, `scanning ${formatBytes(p.bytes)} of ${formatBytes(p.totalBytes)}: ${p.events} events`);
+      else (showImport ??= loadProgress(io))(`importing: ${p.imported} added, ${p.present} already present (${formatBytes(p.bytes)} of ${formatBytes(p.totalBytes)})`, p.imported + p.present, p.totalBytes ? p.bytes / p.totalBytes : null);
+    },
   });
   progressDone(io);
   const damaged = report.stop && !report.stop.truncated ? evioError('IMPORT_STOPPED', `stopped at byte ${report.stop.offset} (line ${report.stop.line}) of ${report.source}: ${report.stop.reason}`) : null;

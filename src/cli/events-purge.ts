@@ -35,7 +35,7 @@ Examples:
 export function purgeSummary(r: PurgeReport): string {
   const verb = r.dryRun ? 'would delete' : 'deleted';
   let s = r.recordsKept ? `records kept (flat file)` : `${verb} ${r.records} records`;
-  s += `; ${r.dryRun ? 'would remove' : 'removed'} ${r.sessions} I/O logs (${r.files} files, ${formatBytes(r.bytes)}${r.dryRun ? '' : ' freed'})`;
+  s += `; ${r.dryRun ? 'would remove' : 'removed'} ${r.sessions} I/O logs (${r.files} files, ${formatBytes(Number(r.bytes))}${r.dryRun ? '' : ' freed'})`;
   if (r.missing) s += `; ${r.missing} referenced I/O logs were already gone`;
   if (r.refused) s += `; ${r.refused} refused (outside the roots, symlinks or not sessions)${r.kept ? `, ${r.kept} records referencing them ${r.dryRun ? 'would be' : 'were'} kept` : ''}`;
   if (r.interrupted) s = `${r.dryRun ? 'an interrupted purge started' : 'finished an interrupted purge started'} ${r.interrupted.startedAt}${r.interrupted.report ? ` (${r.interrupted.report.records} records, ${r.interrupted.report.sessions} I/O logs)` : ' would be finished first'}\n${s}`;

@@ -3,6 +3,7 @@
 import { createInterface } from 'node:readline';
 import { createReadStream } from 'node:fs';
 import { evioError } from '../errors.js';
+import { loadProgress } from './load-rate.js';
 import { appendEvents, copyEvents, deleteEvents, queryEvents, type NewEvent } from '../app/events.js';
 import { EVENT_DELETE_PARAM_NAMES, EVENT_QUERY_PARAM_NAMES } from '../app/routes/events.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
@@ -163,11 +164,12 @@ export const eventsCommand: CliCommand = {
         const to = strFlag(f, 'to');
         if (!from || !to) throw usageError('events copy needs --from STORE and --to STORE');
         const started = Date.now();
+        const show = loadProgress(io);
         const p = await copyEvents(engine, {
           from,
           to,
           signal: io.signal,
-          onProgress: (q) => progress(io, `copied ${q.written} of ${q.read} read (${q.skipped} already present)`),
+          onProgress: (q) => show(`copied ${q.written} of ${q.read} read${q.total ? ` (of about ${q.total})` : ''}, ${q.skipped} already present`, q.written + q.skipped, q.total ? q.read / q.total : null),
         });
         progressDone(io);
         noteOutcome(io, `copied ${p.written} records from ${p.from} to ${p.to}`, { store: p.to, copied: p.written });

@@ -145,7 +145,7 @@ const SUBS: Record<string, Sub> = {
     },
   },
   list: {
-    usage: 'evio iolog list [--json] [--path GLOB] [--from TIME] [--to TIME] [--submituser W] [--submithost W] [--runuser W] [--runhost W] [--runcmd W] [--runargv W] [--cwd W] [--tty W] [--match all|any] [--start N] [--len N] [--refresh 0|1]',
+    usage: 'evio iolog list [--json] [--path GLOB] [--from TIME] [--to TIME] [--submituser W] [--submithost W] [--runuser W] [--runhost W] [--runcmd W] [--runargv W] [--cwd W] [--tty W] [--match all|any] [--sort FIELD] [--order asc|desc] [--start N] [--len N] [--refresh 0|1]',
     help:
       'Prints the cached list of sessions, updating the index first unless it is current (no session directory added or removed since its last update):\n' +
       'on a terminal a table (start, user, run-as user, host, session ID, command) like sudoreplay -l; piped or with --json, {result:[...]}.\n' +
@@ -182,7 +182,7 @@ const SUBS: Record<string, Sub> = {
     },
   },
   export: {
-    usage: 'evio iolog export --format asciicast FILE [--out F] [--raw] [--unredacted]',
+    usage: 'evio iolog export --format asciicast|text FILE [--out F] [--raw] [--unredacted]',
     help:
       'Writes a session as asciicast (asciinema) to F or standard output: v2, or v3 for a v3 cast; a cast keeps its header fields.\n' +
       'asciinema play writes the output events to the viewer\'s terminal, so they pass the terminal filter:\n' +

@@ -46,6 +46,11 @@ export class Api {
     return url;
   }
 
+  /** A signed URL for the browser to open itself (a download): valid for the signature's few minutes. */
+  async signedUrl(path: string, params: Params = {}): Promise<string> {
+    return String(await signUrl(this.url(path, params), 'GET', this.creds));
+  }
+
   async get<T = Record<string, unknown>>(path: string, params: Params = {}, signal?: AbortSignal): Promise<T> {
     const url = await signUrl(this.url(path, params), 'GET', this.creds);
     let res: Response;

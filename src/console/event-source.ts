@@ -28,3 +28,8 @@ export function sourceParams(s: EventSource): Record<string, string> {
   if (!s.file) return { format: s.format };
   return s.format === 'odbc' ? { format: s.format, dsn: s.file } : { format: s.format, file: s.file };
 }
+
+/** Whether this tab has chosen an event log yet (else the console picks one that has records). */
+export function hasSavedEventSource(): boolean {
+  return sessionStorage.getItem(KEY) !== null;
+}

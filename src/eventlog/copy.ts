@@ -7,6 +7,8 @@ export interface CopyProgress {
   read: number;
   written: number;
   skipped: number;
+  /** About how many records the source holds (its last recnum), for an ETA; null when unknown. */
+  total?: number | null;
 }
 
 export interface CopyOptions {
@@ -22,22 +24,52 @@ export interface CopyOptions {
  * flat file skips recnums not above its last one.
  */
 export async function copyStore(from: EventStore, to: EventStore, opts: CopyOptions = {}): Promise<CopyProgress> {
-  const batchSize = opts.batchSize ?? 5000;
+  // A database loads in bulk (into an empty one, indexes built after the rows: bulk-load.ts),
+  // in larger transactions.
+  if (to.bulkLoad) return to.bulkLoad(() => copyBatches(from, to, opts, opts.batchSize ?? 20_000));
+  return copyBatches(from, to, opts, opts.batchSize ?? 5000);
+}
+
+async function copyBatches(from: EventStore, to: EventStore, opts: CopyOptions, batchSize: number): Promise<CopyProgress> {
   const p: CopyProgress = { read: 0, written: 0, skipped: 0 };
+  if (opts.onProgress) p.total = await from.lastRecnum().catch(() => null);
   let batch: NewEvent[] = [];
-  const flush = async () => {
-    if (!batch.length) return;
-    const res: AppendResult = await to.append(batch, opts.signal ? { signal: opts.signal } : {});
-    p.written += res.count;
-    p.skipped += res.skipped;
-    batch = [];
-    opts.onProgress?.(p);
+  // One batch is written while the next is read (the reading and the database's work overlap);
+  // never two appends at once, so the order of the writes is the order of the source.
+  let writing: Promise<void> | null = null;
+  let failed: { err: unknown } | null = null;
+  const settle = async () => {
+    if (writing) await writing;
+    writing = null;
+    if (failed) throw failed.err;
   };
-  for await (const row of from.query(dumpQuery(opts.filter), opts.signal ? { signal: opts.signal } : {})) {
-    batch.push(row.rec as StoredEvent);
-    p.read++;
-    if (batch.length >= batchSize) await flush();
+  const flush = async () => {
+    await settle();
+    if (!batch.length) return;
+    const b = batch;
+    batch = [];
+    writing = to.append(b, opts.signal ? { signal: opts.signal } : {}).then(
+      (res: AppendResult) => {
+        p.written += res.count;
+        p.skipped += res.skipped;
+        opts.onProgress?.(p);
+      },
+      (err: unknown) => {
+        failed = { err };
+      },
+    );
+  };
+  try {
+    for await (const row of from.query(dumpQuery(opts.filter), opts.signal ? { signal: opts.signal } : {})) {
+      batch.push(row.rec as StoredEvent);
+      p.read++;
+      if (batch.length >= batchSize) await flush();
+    }
+    await flush();
+  } finally {
+    // A failed read still waits for the write under way (its outcome is the store's state).
+    await (writing as Promise<void> | null)?.catch(() => {});
   }
-  await flush();
+  await settle();
   return p;
 }

@@ -11,6 +11,7 @@ import { inside, realOrNull, resolveInsideRoots } from '../paths.js';
 import { openChecked, OPEN_READ } from '../safe-open.js';
 import { checkDsnName } from './odbc/dsn-name.js';
 import { redactUrl } from './postgres/pg-url.js';
+import { indexKeyFileIn, useIndexKeyFile } from './flatfile/index-key.js';
 import type { StoreRef } from './query.js';
 import type { EventStore } from './types.js';
 
@@ -256,6 +257,16 @@ export async function openStoreByName(engine: Engine, name: string): Promise<Eve
 /** The skip-index settings of flat-file stores (docs/flatfile.md). */
 export function flatfileIndexSettings(engine: Engine): { enabled: boolean; cacheDir: string | null; budgetMs: number } {
   const s = engine.settings;
+  // Indexes are bound to this installation's key (index-key.ts).
+  // A home evio cannot write leaves the key it has (the fixed one at worst): indexes are then
+  // checked for damage only, queries still answer.
+  if (s.flatfileIndex) {
+    try {
+      useIndexKeyFile(indexKeyFileIn(s.home));
+    } catch {
+      // Kept: see above.
+    }
+  }
   return { enabled: s.flatfileIndex, cacheDir: s.flatfileIndexDir === '' ? null : s.flatfileIndexDir, budgetMs: s.flatfileIndexBuildMs };
 }
 

@@ -154,6 +154,11 @@ export interface EventStore {
    * database a recnum that is already present is skipped, so a repeated copy adds nothing).
    */
   append(events: Iterable<NewEvent> | AsyncIterable<NewEvent>, opts?: QueryOptions): Promise<AppendResult>;
+  /**
+   * A long load made of many appends (copy, import), where the store can load faster: a
+   * database that holds no record at the start builds its secondary indexes after the rows.
+   */
+  bulkLoad?<T>(work: (load: { emptyAtStart: boolean }) => Promise<T>): Promise<T>;
   /** Deletes what the filter matches, and the finish records of the accepts it deletes; atomic. */
   delete(filter: EventFilter, opts?: QueryOptions): Promise<DeleteResult>;
   /** Highest recnum in the store, or 0 when empty. */

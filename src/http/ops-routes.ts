@@ -1,8 +1,14 @@
 // The operator's routes and hooks: GET /healthz (liveness), GET /readyz (readiness), GET /metrics
 // (Prometheus text), the request counters behind it, and the drain of a graceful shutdown. None
 // of the probes needs a key and none says anything secret; /metrics is limited by the `metrics`
-// setting (loopback callers, signed calls of an app allowed GET /metrics, or nobody).
+// setting: direct loopback callers (a call a proxy forwarded is refused: on the same host, a
+// reverse proxy makes every client a loopback caller), bearers of the metrics token (what
+// Prometheus sends with `authorization: credentials_file`), signed calls of an app allowed
+// GET /metrics, or nobody.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
+import { dirname } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Engine } from '../engine.js';
@@ -13,6 +19,7 @@ import { logServerFigures } from '../app/log-receiver.js';
 import type { Route } from '../app/types.js';
 import type { Authenticator } from './auth.js';
 import { noteCaller } from './request-log.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../private-files.js';
 
 export interface Ops {
   /**
@@ -27,6 +34,33 @@ const METRICS_ROUTE = { method: 'GET', path: '/metrics', versions: [], writes: f
 
 function isLoopback(addr: string | undefined): boolean {
   return !!addr && (addr.startsWith('127.') || addr === '::1' || addr.startsWith('::ffff:127.'));
+}
+
+/** Headers a proxy adds to a call it forwards: the caller is not the loopback peer. */
+const FORWARDED = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip', 'via'];
+
+/** The token in `file`, made (32 random bytes, base64url, 0600) when missing. */
+function metricsToken(file: string): Buffer {
+  try {
+    return Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
+  try {
+    writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8');
+}
+
+/** `Authorization: Bearer <token>` names `token` (compared in constant time, as digests). */
+function bearerMatches(header: string | undefined, token: Buffer): boolean {
+  const m = /^Bearer +(\S+) *$/i.exec(header ?? '');
+  if (!m || token.length < 16) return false;
+  const digest = (b: Buffer | string) => createHash('sha256').update(b).digest();
+  return timingSafeEqual(digest(m[1]!), digest(token));
 }
 
 function sendError(reply: FastifyReply, e: EvioError): FastifyReply {
@@ -151,6 +185,8 @@ function buildMetrics(engine: Engine): { registry: Registry; requests: Counter<s
 export function registerOps(app: FastifyInstance, engine: Engine, auth: Authenticator, onSigned: (socket: Socket) => void = () => {}): Ops {
   const settings = engine.settings;
   const m = buildMetrics(engine);
+  // Made at start, so that the operator can hand it to the scraper before the first scrape.
+  const token = settings.metrics === 'token' ? metricsToken(settings.metricsTokenFile) : null;
   let draining = false;
   let inFlight = 0;
   let onIdle: (() => void) | null = null;
@@ -202,6 +238,13 @@ export function registerOps(app: FastifyInstance, engine: Engine, auth: Authenti
         throw evioError('NOT_FOUND', 'no route /metrics');
       case 'loopback':
         if (!isLoopback(request.socket.remoteAddress)) throw evioError('METRICS_FORBIDDEN', `GET /metrics from ${request.ip}: the metrics setting is "loopback"`);
+        // Loopback is not an identity: behind a proxy on this host every client is loopback.
+        for (const h of FORWARDED) {
+          if (request.headers[h] !== undefined) throw evioError('METRICS_FORBIDDEN', `GET /metrics forwarded by a proxy (${h} header): the metrics setting is "loopback", which admits direct callers on this host only; use "token" or "signed"`);
+        }
+        return;
+      case 'token':
+        if (!bearerMatches(request.headers.authorization, token!)) throw evioError('METRICS_FORBIDDEN', 'GET /metrics without the metrics token (Authorization: Bearer, the metricsTokenFile setting): the metrics setting is "token"');
         return;
       case 'signed': {
         const rawUrl = request.raw.url ?? request.url;

@@ -8,7 +8,8 @@ import fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Engine } from '../engine.js';
-import { evioError, toEvioError, type EvioError } from '../errors.js';
+import { evioError, setErrorTextFilter, toEvioError, type EvioError } from '../errors.js';
+import { hideRoots } from '../paths.js';
 import { Authenticator } from './auth.js';
 import { errorResponse, matchRoute } from '../app/router.js';
 import { queryRefusal, querySchema, type SchemaFailure } from '../app/param-schema.js';
@@ -144,8 +145,14 @@ function hasBody(req: FastifyRequest): boolean {
  * missing, invalid or readable by others (KEYSTORE_INVALID / KEYSTORE_INSECURE), and reads the
  * TLS files when configured (TLS_UNREADABLE).
  */
+/** The roots of every server of this process, hidden from error bodies (paths.ts, hideRoots). */
+const hiddenRoots = new Set<string>();
+
 export async function buildServer(engine: Engine, opts: ServerOptions = {}): Promise<BuiltServer> {
   const settings = engine.settings;
+  // Errors name files relative to the configured roots, never by the server's absolute paths.
+  for (const r of [...settings.iologdirs, ...settings.eventlogdirs, settings.home]) hiddenRoots.add(r);
+  setErrorTextFilter((t) => hideRoots([...hiddenRoots], t));
   const routes = opts.routes ?? allRoutes();
   const log = opts.log ?? (() => {});
   const auth = new Authenticator({ keystorePath: settings.keystore, skewSeconds: settings.authSkewSeconds, replayCapacityPerApp: settings.replayCapacityPerApp, log, ...(opts.now ? { now: opts.now } : {}) });

@@ -12,10 +12,12 @@ import { createPrivateFile, mkdirPrivate } from '../private-files.js';
 export type IndexDb = Database.Database;
 
 /**
- * 2: runargv, cwd and tty columns (the session-list filters on them). An index of an older
- * schema is dropped and built again by the next update; readers see none until then.
+ * 2: runargv, cwd and tty columns (the session-list filters on them). 3: duration (ms, from the
+ * timing scan; -1 when unknown) and exitstatus (log.json's exit fields, '' when it has none):
+ * the list shows how long a session ran and how it ended. An index of an older schema is
+ * dropped and built again by the next update; readers see none until then.
  */
-export const INDEX_SCHEMA_VERSION = 2;
+export const INDEX_SCHEMA_VERSION = 3;
 
 /** The fields a cached record answers with (spec: Cached I/O log record). */
 export interface CachedRecord {
@@ -29,9 +31,13 @@ export interface CachedRecord {
   runhost: string;
   runuser: string;
   runcmd: string;
+  /** Milliseconds from the start to the session's last record; -1 when it could not be read. */
+  duration: number;
+  /** How the command ended, from log.json (`exit status N`, `killed by SIGNAL`); '' when not recorded. */
+  exitstatus: string;
 }
 
-export const RECORD_COLUMNS = ['uniqueid', 'partnum', 'createtime', 'loghost', 'logpath', 'submithost', 'submituser', 'runhost', 'runuser', 'runcmd'] as const;
+export const RECORD_COLUMNS = ['uniqueid', 'partnum', 'createtime', 'loghost', 'logpath', 'submithost', 'submituser', 'runhost', 'runuser', 'runcmd', 'duration', 'exitstatus'] as const;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -49,6 +55,8 @@ CREATE TABLE IF NOT EXISTS sessions (
   runargv    TEXT NOT NULL,
   cwd        TEXT NOT NULL,
   tty        TEXT NOT NULL,
+  duration   INTEGER NOT NULL,
+  exitstatus TEXT NOT NULL,
   root       TEXT NOT NULL,
   sig        TEXT NOT NULL
 );

@@ -8,7 +8,8 @@ import { lastUpdate, openIndex, type IndexDb } from './index-db.js';
 import { DirSignatures } from './index-freshness.js';
 import { readSmallFile, type SessionInfo } from './log-info.js';
 import { openSessionOfKind } from './locate.js';
-import { checkAborted } from './session.js';
+import { checkAborted, scanEndMs } from './session.js';
+import { exitStatusOf } from './exit-status.js';
 import { allSessions, type FoundSession } from './walk.js';
 
 export interface IndexStats {
@@ -57,6 +58,8 @@ interface Row {
   runargv: string;
   cwd: string;
   tty: string;
+  duration: number;
+  exitstatus: string;
   root: string;
   sig: string;
 }
@@ -79,6 +82,18 @@ async function readRow(s: FoundSession, sig: string, loghost: string): Promise<R
     }
   }
   let createtime = info ? info.startSec * 1000 + Math.floor(info.startNsec / 1e6) : 0;
+  let duration = -1;
+  try {
+    duration = Math.round(scanEndMs(await session.scan()));
+  } catch {
+    duration = -1; // still listed, without a length
+  }
+  let exitstatus = '';
+  try {
+    exitstatus = exitStatusOf(await session.variables());
+  } catch {
+    exitstatus = '';
+  }
   if (!info) {
     try {
       createtime = Math.floor((await lstat(s.kind === 'sudo' ? join(s.path, 'timing') : s.path)).mtimeMs);
@@ -100,6 +115,8 @@ async function readRow(s: FoundSession, sig: string, loghost: string): Promise<R
     runargv: info?.runargv ?? '',
     cwd: info?.cwd ?? '',
     tty: info?.ttyname ?? '',
+    duration,
+    exitstatus,
     root: s.root,
     sig,
   };
@@ -117,8 +134,8 @@ export async function updateIndex(roots: readonly string[], indexFile: string, o
     const known = new Map<string, string>();
     for (const r of db.prepare('SELECT logpath, sig FROM sessions').iterate() as Iterable<{ logpath: string; sig: string }>) known.set(r.logpath, r.sig);
     const upsert = db.prepare(
-      `INSERT OR REPLACE INTO sessions (logpath, uniqueid, partnum, createtime, loghost, submithost, submituser, runhost, runuser, runcmd, runargv, cwd, tty, root, sig)
-       VALUES (@logpath, @uniqueid, @partnum, @createtime, @loghost, @submithost, @submituser, @runhost, @runuser, @runcmd, @runargv, @cwd, @tty, @root, @sig)`,
+      `INSERT OR REPLACE INTO sessions (logpath, uniqueid, partnum, createtime, loghost, submithost, submituser, runhost, runuser, runcmd, runargv, cwd, tty, duration, exitstatus, root, sig)
+       VALUES (@logpath, @uniqueid, @partnum, @createtime, @loghost, @submithost, @submituser, @runhost, @runuser, @runcmd, @runargv, @cwd, @tty, @duration, @exitstatus, @root, @sig)`,
     );
     const writeBatch = db.transaction((rows: Row[]) => {
       for (const r of rows) upsert.run(r);

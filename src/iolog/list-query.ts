@@ -2,7 +2,8 @@
 // from/to on createtime (the one time grammar of src/common/time-parse.ts), the user, host,
 // command line, cwd and tty shell wildcards through the shared wildcard compiler (GLOB; a
 // repeated parameter's values are OR-ed), the path glob through a registered minimatch
-// function — and so does the paging. match=any ORs the filters instead of AND-ing them. Order: createtime, then logpath. Parameters are parsed in the main thread
+// function — and so does the paging. match=any ORs the filters instead of AND-ing them. Order: sort= (createtime by default; end is
+// createtime + duration), then logpath, ascending unless order=desc. Parameters are parsed in the main thread
 // (parseListParams) and the query runs in a worker (queryIndex).
 import { relative } from 'node:path';
 import { minimatch } from 'minimatch';
@@ -19,6 +20,22 @@ import { checkGlob } from './walk.js';
 export const LIST_PATTERN_FIELDS = ['runhost', 'submithost', 'submituser', 'runuser', 'runcmd', 'runargv', 'cwd', 'tty'] as const;
 export type ListPatternField = (typeof LIST_PATTERN_FIELDS)[number];
 
+/** The fields the list sorts by (sort=), each an SQL expression on the index; end = start + duration. */
+export const LIST_SORT_FIELDS = ['createtime', 'end', 'duration', 'submituser', 'submithost', 'runuser', 'runhost', 'runcmd', 'exitstatus', 'logpath'] as const;
+export type ListSortField = (typeof LIST_SORT_FIELDS)[number];
+const SORT_SQL: Record<ListSortField, string> = {
+  createtime: 'createtime',
+  end: 'createtime + MAX(duration, 0)',
+  duration: 'duration',
+  submituser: 'submituser',
+  submithost: 'submithost',
+  runuser: 'runuser',
+  runhost: 'runhost',
+  runcmd: 'runcmd',
+  exitstatus: 'exitstatus',
+  logpath: 'logpath',
+};
+
 /** Alternatives one field may list (each is a bound SQL parameter). */
 const MAX_ALTERNATIVES = 256;
 
@@ -32,6 +49,9 @@ export interface ListQuery {
   patterns: Partial<Record<ListPatternField, string[]>>;
   /** all: every filter must match (the default); any: one of them is enough. */
   match: 'all' | 'any';
+  /** Sorted by this field (createtime by default), then by the path, in `order`. */
+  sort: ListSortField;
+  order: 'asc' | 'desc';
   start: number;
   len: number;
 }
@@ -57,9 +77,13 @@ export function parseListParams(params: Params, timezone: string, now = Date.now
   if (matchText !== '' && matchText !== 'all' && matchText !== 'any') {
     throw evioError('IOLOG_BAD_MATCH', `match="${matchText.slice(0, 20)}" is neither all nor any`);
   }
+  const sortText = single(params, 'sort') ?? '';
+  if (sortText !== '' && !(LIST_SORT_FIELDS as readonly string[]).includes(sortText)) throw evioError('IOLOG_BAD_SORT', `sort="${sortText.slice(0, 20)}" is none of ${LIST_SORT_FIELDS.join(', ')}`);
+  const orderText = (single(params, 'order') ?? '').toLowerCase();
+  if (orderText !== '' && orderText !== 'asc' && orderText !== 'desc') throw evioError('IOLOG_BAD_SORT', `order="${orderText.slice(0, 20)}" is neither asc nor desc`);
   const start = nonNegativeInt(params, 'start', 0);
   const len = nonNegativeInt(params, 'len', LIST_DEFAULT_LEN, LIST_MAX_LEN);
-  return { path: path || null, from, to, patterns, match: matchText === 'any' ? 'any' : 'all', start, len };
+  return { path: path || null, from, to, patterns, match: matchText === 'any' ? 'any' : 'all', sort: (sortText || 'createtime') as ListSortField, order: orderText === 'desc' ? 'desc' : 'asc', start, len };
 }
 
 /** Runs the query against the index file; [] when the index does not exist. */
@@ -89,7 +113,7 @@ export function queryIndex(indexFile: string, q: ListQuery): CachedRecord[] {
       );
       where.push('evio_path_match(logpath, root) = 1');
     }
-    const sql = `SELECT ${RECORD_COLUMNS.join(', ')} FROM sessions${where.length ? ` WHERE ${where.join(q.match === 'any' ? ' OR ' : ' AND ')}` : ''} ORDER BY createtime, logpath LIMIT ${params.bind(q.len)} OFFSET ${params.bind(q.start)}`;
+    const sql = `SELECT ${RECORD_COLUMNS.join(', ')} FROM sessions${where.length ? ` WHERE ${where.join(q.match === 'any' ? ' OR ' : ' AND ')}` : ''} ORDER BY ${SORT_SQL[q.sort ?? 'createtime']} ${q.order === 'desc' ? 'DESC' : 'ASC'}, logpath ${q.order === 'desc' ? 'DESC' : 'ASC'} LIMIT ${params.bind(q.len)} OFFSET ${params.bind(q.start)}`;
     return db.prepare(sql).all(...params.values) as CachedRecord[];
   } catch (err) {
     if ((err as { name?: string }).name === 'EvioError') throw err;

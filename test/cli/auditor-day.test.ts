@@ -105,7 +105,7 @@ describe.skipIf(!enabled)("an auditor's day on sessions and logs Debian sudo wro
       }
     });
 
-    it('a timing file cut short: 1469 on stderr and in the JSON, exit 1, the readable part printed; --allow-damaged exits 0', () => {
+    it('a timing file cut short: 1470 on stderr and in the JSON, exit 1, the readable part printed; --allow-damaged exits 0', () => {
       const whole = JSON.parse(evio(['iolog', 'screen', '00/00/01', '--json']).stdout) as { duration: number; lines: string[] };
       expect(whole.lines.join('\n')).toContain('audit-line-6');
       const r = evio(['iolog', 'screen', cut, '--json']);
@@ -114,20 +114,20 @@ describe.skipIf(!enabled)("an auditor's day on sessions and logs Debian sudo wro
       expect(body.duration).toBeLessThan(whole.duration - 0.5);
       expect(body.lines.join('\n')).toContain('audit-line-1');
       expect(body.lines.join('\n')).not.toContain('audit-line-6');
-      expect(body.warnings).toEqual([expect.stringMatching(/^1469 .*cut-timing\/timing: the timing file ends before the stream file\(s\) ttyout do/)]);
-      expect(r.stderr.split('\n')).toEqual([`evio: warning: ${body.warnings[0]}`, expect.stringMatching(/^evio: 1470 evio iolog screen read a damaged session \(1 warning above\)/), '']);
+      expect(body.warnings).toEqual([expect.stringMatching(/^1470 .*cut-timing\/timing: the timing file ends before the stream file\(s\) ttyout do/)]);
+      expect(r.stderr.split('\n')).toEqual([`evio: warning: ${body.warnings[0]}`, expect.stringMatching(/^evio: 1471 evio iolog screen read a damaged session \(1 warning above\)/), '']);
       const allowed = evio(['iolog', 'screen', cut, '--allow-damaged']);
       expect(allowed.status).toBe(0);
       expect(allowed.stdout).toContain('audit-line-1');
-      expect(allowed.stderr).toMatch(/^evio: warning: 1469 /);
-      expect(allowed.stderr).not.toMatch(/1470/);
+      expect(allowed.stderr).toMatch(/^evio: warning: 1470 /);
+      expect(allowed.stderr).not.toMatch(/1471/);
     });
 
     it('every reader reports a corrupt and a short ttyout and a bad log.json: chunk, replay, screen, play, export, search, commands', () => {
       const cases: Array<[string, string]> = [
         [corrupt, '1411 .*corrupt-ttyout/ttyout: its gzip data is damaged'],
         [short, '1411 .*short-ttyout/ttyout: it is shorter than the timing file says'],
-        [badJson, '1471 .*bad-log-json/log.json: .*the legacy log file was read instead'],
+        [badJson, '1472 .*bad-log-json/log.json: .*the legacy log file was read instead'],
       ];
       for (const [file, warning] of cases) {
         const commands = [
@@ -141,7 +141,7 @@ describe.skipIf(!enabled)("an auditor's day on sessions and logs Debian sudo wro
         for (const args of commands) {
           const r = evio(['iolog', ...args]);
           // (play writes sudoreplay's header on stderr first)
-          expect({ args, status: r.status, stderr: r.stderr }).toEqual({ args, status: 1, stderr: expect.stringMatching(new RegExp(`(^|\\n)evio: warning: ${warning}[^\\n]*\\nevio: 1470 evio iolog ${args[0]} `)) });
+          expect({ args, status: r.status, stderr: r.stderr }).toEqual({ args, status: 1, stderr: expect.stringMatching(new RegExp(`(^|\\n)evio: warning: ${warning}[^\\n]*\\nevio: 1471 evio iolog ${args[0]} `)) });
           const allowed = evio(['iolog', ...args, '--allow-damaged']);
           expect({ args, status: allowed.status }).toEqual({ args, status: 0 });
         }
@@ -154,12 +154,12 @@ describe.skipIf(!enabled)("an auditor's day on sessions and logs Debian sudo wro
       expect(search.status).toBe(1);
       expect((JSON.parse(search.stdout) as { iologs: string[] }).iologs.length).toBeGreaterThanOrEqual(3);
       expect(search.stderr).toMatch(/^evio: warning: 1411 .*corrupt-ttyout/m);
-      expect(search.stderr).toMatch(/^evio: 1470 evio iolog search /m);
+      expect(search.stderr).toMatch(/^evio: 1471 evio iolog search /m);
     }, 300_000); // 37 CLI runs: minutes on a loaded 2-core machine
 
     it('over REST the answers carry warnings, the duration of a cut timing included', async () => {
       const screen = await signed(server, 'admin', 'GET', `/REST/iolog/screen?file=${encodeURIComponent(cut)}`);
-      expect(screen.body).toMatchObject({ status: 0, warnings: [expect.stringMatching(/^1469 /)] });
+      expect(screen.body).toMatchObject({ status: 0, warnings: [expect.stringMatching(/^1470 /)] });
       const chunk = await signed(server, 'admin', 'GET', `/REST/iolog?file=${encodeURIComponent(corrupt)}`);
       expect(chunk.body).toMatchObject({ status: 0, warnings: [expect.stringMatching(/^1411 .*gzip data is damaged/)] });
       const intact = await signed(server, 'admin', 'GET', '/REST/iolog?file=00/00/01');

@@ -430,7 +430,7 @@ describe('the console in chromium', () => {
     await docs.goto(`${url}/docs`);
     await docs.getByLabel('App id').fill('admin');
     await docs.getByLabel('Key').fill(key);
-    await docs.getByRole('button', { name: 'Use' }).click();
+    await docs.getByRole('button', { name: 'Use', exact: true }).click();
     const op = docs.locator('#operations-events-getRESTV20EventsDestinations');
     await op.locator('.opblock-summary').click();
     await op.getByRole('button', { name: 'Try it out' }).click();

@@ -42,7 +42,12 @@ describe('cached list', () => {
       runhost: 'vm',
       runuser: 'nobody',
       runcmd: '/usr/bin/ls -la /',
+      // The session's length from its timing (ms), and its end; sudo wrote no exit fields here.
+      duration: 5,
+      exitstatus: '',
       createtime_iso: '2026-11-22T02:43:29+00:00',
+      end: 1795315409576,
+      end_iso: '2026-11-22T02:43:29+00:00',
       // The copied sample's timing keeps its write bits here: to the list it is still being recorded.
       live: (statSync(join(first.logpath, 'timing')).mode & 0o222) !== 0,
     });
@@ -52,6 +57,39 @@ describe('cached list', () => {
     expect(cast.createtime).toBe(1795315589000);
     // ordered by createtime, then path
     expect(all.map((r) => r.createtime)).toEqual([...all.map((r) => r.createtime)].sort((a, b) => a - b));
+  });
+
+  it('lists how a session ended (sudo_logsrvd\'s exit fields) and sorts by any column, either way', async () => {
+    const srv = (await list({ len: '100', sort: 'logpath' })).filter((r) => r.logpath.includes('/logsrvd-io/'));
+    expect(srv.map((r) => [r.logpath.slice(r.logpath.indexOf('logsrvd-io')), r.exitstatus, r.duration])).toEqual([
+      ['logsrvd-io/00/00/01', 'Command finished with exit status 0', 4],
+      ['logsrvd-io/00/00/02', 'Command finished with exit status 4', 2],
+    ]);
+    const all = await list({ len: '100' });
+    const newest = await list({ len: '100', sort: 'createtime', order: 'desc' });
+    expect(newest.map((r) => r.logpath)).toEqual([...all].reverse().map((r) => r.logpath));
+    type Key = (r: (typeof all)[number]) => number | string;
+    const keyOf: [string, Key][] = [
+      ['duration', (r) => r.duration],
+      ['end', (r) => r.end ?? r.createtime],
+      ['runuser', (r) => r.runuser],
+      ['exitstatus', (r) => r.exitstatus],
+    ];
+    for (const [sort, key] of keyOf) {
+      for (const order of ['asc', 'desc'] as const) {
+        const rows = await list({ len: '100', sort, order });
+        expect(rows).toHaveLength(all.length);
+        const keys = rows.map(key);
+        const sorted = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        expect(keys).toEqual(order === 'asc' ? sorted : sorted.reverse());
+      }
+    }
+    // Paging follows the order: the second page of newest-first continues the first.
+    const p1 = await list({ len: '5', sort: 'createtime', order: 'desc' });
+    const p2 = await list({ len: '5', start: '5', sort: 'createtime', order: 'desc' });
+    expect([...p1, ...p2].map((r) => r.logpath)).toEqual(newest.slice(0, 10).map((r) => r.logpath));
+    await expect(list({ sort: 'colour' })).rejects.toMatchObject({ code: 1469 });
+    await expect(list({ order: 'sideways' })).rejects.toMatchObject({ code: 1469 });
   });
 
   it('filters: wildcards, from/to (inclusive, minute precision), path glob, paging', async () => {

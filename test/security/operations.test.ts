@@ -2,7 +2,7 @@
 // answered 404). The probes need no key and say nothing secret (no path, no URL, no password);
 // /metrics is limited by the `metrics` setting.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateEvents } from '../../src/eventlog/generate.js';
@@ -162,6 +162,36 @@ describe('GET /metrics', () => {
     }
   });
 
+  it('under "loopback", a call a proxy on this host forwarded (X-Forwarded-For, Forwarded, X-Real-IP, Via) is refused (issue 28, point 11: loopback is not an identity)', async () => {
+    // Before, a reverse proxy on the same host made every client of the proxy a loopback caller.
+    for (const [h, v] of [['x-forwarded-for', '203.0.113.9'], ['forwarded', 'for=203.0.113.9'], ['x-real-ip', '203.0.113.9'], ['via', '1.1 nginx']] as const) {
+      const a = await raw(`${server.url}/metrics`, { headers: { [h]: v } });
+      expect({ http: a.http, status: a.body.status, error: a.body.error }).toEqual({ http: 403, status: 1626, error: expect.stringContaining(`forwarded by a proxy (${h} header)`) });
+    }
+    expect((await raw(`${server.url}/metrics`)).http).toBe(200);
+  });
+
+  it('metrics: "token" wants Authorization: Bearer with the token of metricsTokenFile (made 0600 at start), from anywhere, forwarded or not', async () => {
+    const h = makeHome({ metrics: 'token' });
+    const s = await serve(h);
+    try {
+      const file = h.engine.settings.metricsTokenFile;
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const token = readFileSync(file, 'utf8').trim();
+      expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      const none = await raw(`${s.url}/metrics`);
+      expect({ http: none.http, status: none.body.status }).toEqual({ http: 403, status: 1626 });
+      const wrong = await raw(`${s.url}/metrics`, { headers: { authorization: `Bearer ${token.slice(1)}x` } });
+      expect({ http: wrong.http, status: wrong.body.status }).toEqual({ http: 403, status: 1626 });
+      const ok = await raw(`${s.url}/metrics`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': '203.0.113.9' } });
+      expect(ok.http).toBe(200);
+      expect(ok.text).toMatch(/^evio_http_requests_total/m);
+    } finally {
+      await s.close();
+      await h.cleanup();
+    }
+  }, 20_000);
+
   it('metrics: "signed" wants a signed call of an app allowed GET /metrics; "off" answers 404', async () => {
     const h = makeHome({ metrics: 'signed' }, apps);
     const s = await serve(h);
@@ -189,10 +219,10 @@ describe('GET /metrics', () => {
 });
 
 describe('settings of operations', () => {
-  it('metrics must be loopback, signed or off; shutdownTimeoutMs a whole number of 1 or more', () => {
+  it('metrics must be loopback, token, signed or off; shutdownTimeoutMs a whole number of 1 or more', () => {
     expect(loadSettings({ env: {} }).metrics).toBe('loopback');
     expect(loadSettings({ env: {} }).shutdownTimeoutMs).toBe(10_000);
-    expect(() => loadSettings({ env: {}, overrides: { metrics: 'public' as never } })).toThrow(/^1002 "metrics": "public" must be one of loopback, signed, off/);
+    expect(() => loadSettings({ env: {}, overrides: { metrics: 'public' as never } })).toThrow(/^1002 "metrics": "public" must be one of loopback, token, signed, off/);
     expect(() => loadSettings({ env: {}, overrides: { shutdownTimeoutMs: 0 } })).toThrow(/^1002 "shutdownTimeoutMs"/);
   });
 });

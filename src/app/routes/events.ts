@@ -1,4 +1,5 @@
 // Event-log routes (spec document 1, "Event logs"): parse, call the engine, stream the answer.
+import { knownEventStores } from '../event-stores.js';
 import { deleteEvents, eventDestinations, queryEvents, queryLegacyEvents, type PageEnd } from '../events.js';
 import { jsonArrayResponse, jsonOk } from '../json-answer.js';
 import { ORDER_FIELDS } from '../../eventlog/types.js';
@@ -92,6 +93,17 @@ export const eventRoutes: Route[] = [
     async handler(req, engine) {
       const res = await deleteEvents(engine, req.query, { signal: req.signal });
       return jsonOk({ deleted: res.deleted });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/events/stores',
+    versions: ['v2', 'v2.0'],
+    writes: false,
+    summary: 'The event logs the settings name (the flat-file event log, the default database, the named databases, the ODBC destination), each with whether it exists and has records',
+    params: {},
+    async handler(req, engine) {
+      return jsonOk({ stores: await knownEventStores(engine, req.signal) });
     },
   },
   {

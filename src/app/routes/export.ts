@@ -1,11 +1,20 @@
-// GET /REST/iolog/export?file=&format=asciicast[&raw=1] : a session as an asciicast file, the
-// answer `evio iolog export` writes, streamed with backpressure. It reads through the redaction
-// rules unless the app may see the data as recorded (docs/iolog.md, "Redaction on the way out").
+// GET /REST/iolog/export?file=&format=asciicast|text[&raw=1] : a session as an asciicast file
+// (asciinema plays it) or a text transcript, the answer `evio iolog export` writes, streamed with
+// backpressure as an attachment while it is made (the console's download buttons). It reads
+// through the redaction rules unless the app may see the data as recorded (docs/iolog.md,
+// "Redaction on the way out"). A bad format or a session that cannot be opened is a JSON error,
+// before the first byte.
+import { basename } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { iologExport } from '../iolog.js';
 import { enumParam, flagParam } from '../param-schema.js';
 import type { Route } from '../types.js';
 import { IOLOG_VERSIONS, sessionFileParam } from './iolog-common.js';
+
+function attachmentName(file: string, format: string): string {
+  const base = file.replace(/\/+$/, '').split('/').filter(Boolean).slice(-3).join('-') || basename(file) || 'session';
+  return `${base.replace(/[^\w.-]/g, '_')}.${format === 'text' ? 'txt' : 'cast'}`;
+}
 
 export const exportRoutes: Route[] = [
   {
@@ -13,11 +22,11 @@ export const exportRoutes: Route[] = [
     path: '/iolog/export',
     versions: IOLOG_VERSIONS,
     writes: false,
-    summary: 'A session as an asciicast file (output events filtered for a terminal unless raw=1; redacted per app)',
+    summary: 'A session as an asciicast file (format=asciicast; output events filtered for a terminal unless raw=1) or a text transcript of what its output showed (format=text); redacted per app',
     params: {
       file: sessionFileParam(),
-      format: enumParam('the export format (required)', ['asciicast'], 'IOLOG_BAD_EXPORT_FORMAT'),
-      raw: flagParam('1: output events as recorded, not filtered for the viewer\'s terminal', 'IOLOG_BAD_NUMBER'),
+      format: enumParam('asciicast (asciinema v2, v3 for a v3 cast) or text (the lines the output showed, each after its time); required', ['asciicast', 'text'], 'IOLOG_BAD_EXPORT_FORMAT'),
+      raw: flagParam('asciicast: 1 keeps the output events as recorded, not filtered for the viewer\'s terminal', 'IOLOG_BAD_NUMBER'),
     },
     async handler(req, engine) {
       const out = new PassThrough();
@@ -39,9 +48,8 @@ export const exportRoutes: Route[] = [
         () => out.end(),
         (err: unknown) => out.destroy(err as Error),
       );
-      const file = String(req.query.file ?? 'session');
-      const name = `${file.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'session'}.cast`;
-      return { kind: 'file', http: 200, contentType: 'application/x-asciicast', filename: name, stream: out };
+      const format = String(req.query.format);
+      return { kind: 'file', http: 200, contentType: format === 'text' ? 'text/plain; charset=utf-8' : 'application/x-asciicast', filename: attachmentName(String(req.query.file ?? 'session'), format), stream: out };
     },
   },
 ];

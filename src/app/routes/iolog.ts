@@ -16,6 +16,7 @@ import { jsonArrayResponse, jsonOk } from '../json-answer.js';
 import { enumParam, flagParam, numberParam, repeatableParams, textParam, wildcardParam } from '../param-schema.js';
 import { IOLOG_VERSIONS, sessionFileParam } from './iolog-common.js';
 import type { ApiResponse, ParamSpec, Route } from '../types.js';
+import { hideRoots, publicPath } from '../../paths.js';
 
 async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
   yield* items;
@@ -52,6 +53,8 @@ export const IOLOG_LIST_PARAMS: Record<string, ParamSpec> = {
   cwd: wildcardParam('wildcard on the directory the command ran in'),
   tty: wildcardParam('wildcard on the terminal (e.g. /dev/pts/0; empty when there was none)'),
   match: enumParam('all: every filter must match (default); any: one filter is enough (from-to is one filter)', ['all', 'any'], 'IOLOG_BAD_MATCH', { anyCase: true, allowEmpty: true, default: 'all' }),
+  sort: enumParam('sort by: createtime (default), end (start + duration), duration, submituser, submithost, runuser, runhost, runcmd, exitstatus or logpath; then by logpath', ['createtime', 'end', 'duration', 'submituser', 'submithost', 'runuser', 'runhost', 'runcmd', 'exitstatus', 'logpath'], 'IOLOG_BAD_SORT', { allowEmpty: true, default: 'createtime' }),
+  order: enumParam('asc (default) or desc', ['asc', 'desc'], 'IOLOG_BAD_SORT', { anyCase: true, allowEmpty: true, default: 'asc' }),
   start: number('records to skip (default 0)'),
   len: number('records to return (default 1000, at most 10000); a page it cuts ends with more=true and next={start}'),
   refresh: ioFlag('1 updates the index first; 0 never; default: unless it is current'),
@@ -71,11 +74,12 @@ export const iologRoutes: Route[] = [
     async handler(req, engine): Promise<ApiResponse> {
       if (has(req.query.file)) {
         const c = await iologChunk(engine, req.query, req.signal, { unredacted: req.unredacted === true });
-        return jsonArrayResponse('log', each(c.items), { file: c.file, bytes: c.bytes, ...(c.at !== undefined ? { at: c.at } : {}), start: c.start, len: c.len }, () => (c.warnings.length ? { warnings: c.warnings } : {}));
+        return jsonArrayResponse('log', each(c.items), { file: publicPath(engine.settings.iologdirs, c.file), bytes: c.bytes, ...(c.at !== undefined ? { at: c.at } : {}), start: c.start, len: c.len }, () => (c.warnings.length ? { warnings: c.warnings.map((w) => hideRoots(engine.settings.iologdirs, w)) } : {}));
       }
       if (has(req.query.path)) {
         const l = await iologListDirectory(engine, req.query, req.signal);
-        return jsonArrayResponse('dir', each(l.entries), {}, () => (l.truncated ? { truncated: true } : {}));
+        const roots = engine.settings.iologdirs;
+        return jsonArrayResponse('dir', each(l.entries.map((e) => ({ ...e, path: publicPath(roots, e.path) }))), {}, () => (l.truncated ? { truncated: true } : {}));
       }
       throw evioError('IOLOG_PARAMETER_REQUIRED', 'give file (a session to chunk) or path (a directory to list)');
     },
@@ -114,11 +118,27 @@ export const iologRoutes: Route[] = [
       file: textParam('glob naming sessions, absolute or relative to each I/O log root (e.g. **, 00/00/*)'),
       query: textParam('KEYWORD:REGEX; KEYWORD = stdin, stdout, stderr, ttyin, ttyout, input, output or any; REGEX starting with (?i) is case-insensitive'),
       detail: ioFlag('1 adds the matching lines with their times (time: ms since the start; at: seconds for the screen call)'),
+      from: IOLOG_LIST_PARAMS.from!,
+      to: IOLOG_LIST_PARAMS.to!,
+      submituser: IOLOG_LIST_PARAMS.submituser!,
+      submithost: IOLOG_LIST_PARAMS.submithost!,
+      runuser: IOLOG_LIST_PARAMS.runuser!,
+      runhost: IOLOG_LIST_PARAMS.runhost!,
     },
     async handler(req, engine) {
       const run = await iologSearch(engine, req.query, req.signal, { unredacted: req.unredacted === true });
       const answer = new SearchAnswer();
-      return jsonArrayResponse('iologs', matchingPaths(run, answer), {}, () => answer.tail(run.detail));
+      // Sessions named relative to their root, never by the server's absolute paths.
+      const roots = engine.settings.iologdirs;
+      async function* named(): AsyncGenerator<string> {
+        for await (const p of matchingPaths(run, answer)) yield publicPath(roots, p);
+      }
+      return jsonArrayResponse('iologs', named(), {}, () => {
+        const t = answer.tail(run.detail);
+        if (Array.isArray(t.detail)) t.detail = (t.detail as Array<{ file: string }>).map((d) => ({ ...d, file: publicPath(roots, d.file) }));
+        if (Array.isArray(t.warnings)) t.warnings = (t.warnings as string[]).map((w) => hideRoots(roots, w));
+        return t;
+      });
     },
   },
   {
@@ -146,7 +166,9 @@ export const iologRoutes: Route[] = [
     params: IOLOG_LIST_PARAMS,
     async handler(req, engine) {
       const page = await iologListPage(engine, req.query, req.signal);
-      return jsonArrayResponse('result', each(page.result), {}, () => (page.more ? { more: true, next: page.next } : {}));
+      const roots = engine.settings.iologdirs;
+      const rows = page.result.map((r) => (typeof r.logpath === 'string' ? { ...r, logpath: publicPath(roots, r.logpath) } : r));
+      return jsonArrayResponse('result', each(rows), {}, () => (page.more ? { more: true, next: page.next } : {}));
     },
   },
 ];

@@ -9,6 +9,7 @@ import { jsonOk } from '../json-answer.js';
 import { flagParam } from '../param-schema.js';
 import type { ParamSpec, Route } from '../types.js';
 import { EVENT_FILTERS } from './events.js';
+import { publicPath } from '../../paths.js';
 
 const PARAMS: Record<string, ParamSpec> = {
   ...EVENT_FILTERS,
@@ -33,7 +34,9 @@ export const purgeRoutes: Route[] = [
       const store = await openRequestStore(engine, ref);
       const report = await purgeEvents(engine, { store, params, iologs: true, keepRecords: store.kind === 'ff', dryRun, signal: req.signal });
       const { store: _name, interrupted, ...counts } = report;
-      return jsonOk({ deleted: report.recordsKept ? 0 : report.records, ...counts, interrupted: interrupted ? { startedAt: interrupted.startedAt } : null });
+      // Paths relative to the I/O log roots, never the server's absolute ones.
+      const refusedPaths = counts.refusedPaths.map((r) => ({ ...r, path: publicPath(engine.settings.iologdirs, r.path) }));
+      return jsonOk({ deleted: report.recordsKept ? 0 : report.records, ...counts, refusedPaths, interrupted: interrupted ? { startedAt: interrupted.startedAt } : null });
     },
   },
 ];

@@ -3,7 +3,8 @@
 // links to its session.
 import type { Params } from '../api.js';
 import { clear, field, h, input, select } from '../dom.js';
-import { loadEventSource, saveEventSource, sourceParams, type EventSource } from '../event-source.js';
+import { hasSavedEventSource, loadEventSource, saveEventSource, sourceParams, type EventSource } from '../event-source.js';
+import { storePicker } from '../store-picker.js';
 import { resultsPane } from '../results-pane.js';
 import type { ViewContext } from '../view-context.js';
 
@@ -48,6 +49,7 @@ export function renderEvents(ctx: ViewContext): void {
   document.title = 'Events · evio console';
   const p = ctx.params;
   const saved = loadEventSource();
+  const chosen = p.get('format') !== null || hasSavedEventSource();
   const format = select('format', [['db', 'Database (format=db)'], ['ff', 'Flat file (format=ff)'], ['odbc', 'ODBC source (format=odbc)']], p.get('format') ?? saved.format);
   const file = input('file', { value: p.get('file') ?? p.get('dsn') ?? saved.file, placeholder: 'default database', size: 34 });
   const fields: Record<string, HTMLInputElement> = {};
@@ -168,7 +170,9 @@ export function renderEvents(ctx: ViewContext): void {
       })
       .catch(() => {});
   }
-  if (format.value === 'db' || file.value) void run({});
+  void storePicker(ctx.api, format, file, !chosen).then(() => {
+    if (format.value === 'db' || file.value) void run({});
+  });
 }
 
 function who(user: string | null, host: string | null): string {

@@ -3,6 +3,7 @@
 import { clear, clock, field, h, input, select } from '../dom.js';
 import { resultsPane } from '../results-pane.js';
 import type { ViewContext } from '../view-context.js';
+import { marked, markRegex, narrowingRow, sessionFacts } from './search-extras.js';
 
 export interface SearchHit {
   file: string;
@@ -28,19 +29,23 @@ export function renderSearch(ctx: ViewContext): void {
   const pattern = input('pattern', { value: rest.join(':'), placeholder: 'text or regular expression, e.g. id_rsa|passwd', size: 40, required: true });
   const glob = input('glob', { value: p.get('glob') ?? '**', placeholder: '** = every session' });
   const results = h('section', { class: 'results', 'aria-live': 'polite', 'aria-label': 'Search results' });
+  const narrow = narrowingRow(p);
   const form = h(
     'form',
     { class: 'filters card', 'aria-label': 'Search' },
     h('div', { class: 'row' }, field('Stream', keyword, undefined, 'narrow'), field('Pattern', pattern, 'one line at a time; a plain word is a substring search', 'wide'), field('Sessions', glob, 'glob on the session path'), h('button', { type: 'submit', class: 'primary' }, 'Search')),
+    narrow.row,
   );
   const load = resultsPane(ctx, results);
 
   async function run(): Promise<void> {
     if (!pattern.value) return;
     const q = `${keyword.value}:${pattern.value}`;
-    ctx.remember({ view: 'search', q, glob: glob.value });
+    const only = narrow.values();
+    const re = markRegex(pattern.value);
+    ctx.remember({ view: 'search', q, glob: glob.value, ...only });
     await load('Searching…', async (signal) => {
-      const ans = await ctx.api.get<{ iologs: string[]; detail?: SearchHit[]; truncated?: boolean; warnings?: unknown[] }>('/REST/iolog/search', { file: glob.value || '**', query: q, detail: 1 }, signal);
+      const ans = await ctx.api.get<{ iologs: string[]; detail?: SearchHit[]; truncated?: boolean; warnings?: unknown[] }>('/REST/iolog/search', { file: glob.value || '**', query: q, detail: 1, ...only }, signal);
       clear(results);
       results.append(h('p', { class: 'muted' }, `${ans.iologs.length} session${ans.iologs.length === 1 ? '' : 's'}, ${ans.detail?.length ?? 0} line${ans.detail?.length === 1 ? '' : 's'}${ans.truncated ? ' (cut: more lines match)' : ''}`));
       const byFile = new Map<string, SearchHit[]>();
@@ -50,7 +55,7 @@ export function renderSearch(ctx: ViewContext): void {
         const list = h('ol', { class: 'hits' });
         for (const hit of hits) {
           const t = hitSeconds(hit);
-          const a = h('a', { href: `./?view=session&file=${encodeURIComponent(file)}&q=${encodeURIComponent(q)}#t=${t.toFixed(3)}`, class: 'hit', 'data-action': 'open-hit' }, h('span', { class: 'hit-time' }, clock(t)), h('code', { class: 'hit-line' }, hit.line), h('span', { class: 'hit-stream muted' }, hit.stream));
+          const a = h('a', { href: `./?view=session&file=${encodeURIComponent(file)}&q=${encodeURIComponent(q)}#t=${t.toFixed(3)}`, class: 'hit', 'data-action': 'open-hit' }, h('span', { class: 'hit-time' }, clock(t)), h('code', { class: 'hit-line' }, ...marked(hit.line, re)), h('span', { class: 'hit-stream muted' }, hit.stream));
           a.addEventListener('click', (ev) => {
             if ((ev as MouseEvent).ctrlKey || (ev as MouseEvent).metaKey) return;
             ev.preventDefault();
@@ -63,7 +68,9 @@ export function renderSearch(ctx: ViewContext): void {
           ev.preventDefault();
           ctx.navigate({ view: 'session', file, q });
         });
-        results.append(h('article', { class: 'card hit-group' }, h('header', { class: 'hit-head' }, h('code', {}, file), open), list));
+        const facts = h('div');
+        void sessionFacts(ctx.api, file, signal).then((f) => facts.replaceWith(f), () => {});
+        results.append(h('article', { class: 'card hit-group' }, h('header', { class: 'hit-head' }, h('code', {}, file), open), facts, list));
       }
       if (ans.warnings?.length) results.append(h('details', { class: 'warn' }, h('summary', {}, `${ans.warnings.length} warning(s)`), h('pre', {}, JSON.stringify(ans.warnings, null, 2))));
     });

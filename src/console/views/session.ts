@@ -6,6 +6,8 @@ import { clock, errorBox, h, select } from '../dom.js';
 import { loadEventSource, sourceParams } from '../event-source.js';
 import type { ViewContext } from '../view-context.js';
 import { Player, SPEEDS } from '../player/player.js';
+import { TermFit } from '../player/fit.js';
+import { downloadLinks } from './session-downloads.js';
 import { SessionSource } from '../player/source.js';
 import { firstTime } from '../player/frames.js';
 import { Timeline, type Marker } from '../player/timeline.js';
@@ -121,8 +123,13 @@ export function renderSession(ctx: ViewContext): void {
       ].flatMap(([k, v]) => [h('dt', {}, h('kbd', {}, k!)), h('dd', {}, v!)])),
     ),
   );
-  const playerCard = h('section', { class: 'card player', 'aria-label': 'Player' }, h('div', { class: 'term-wrap' }, termBox), controls, tools);
-  root.append(h('div', { class: 'session-layout' }, playerCard, side), eventsBox);
+  const termWrap = h('div', { class: 'term-wrap' }, termBox);
+  const playerCard = h('section', { class: 'card player', 'aria-label': 'Player' }, termWrap, controls, tools);
+  tools.append(downloadLinks(ctx.api, file));
+  // Drawn once the player has its size and the command list is in (nothing moves on load).
+  const layout = h('div', { class: 'session-layout is-loading' }, playerCard, side);
+  eventsBox.classList.add('is-loading');
+  root.append(layout, eventsBox);
 
   const source = new SessionSource(ctx.api, file);
   // A damaged recording (corrupt stream, timing cut short): a badge above the player, the
@@ -134,11 +141,13 @@ export function renderSession(ctx: ViewContext): void {
     damage.replaceChildren(h('summary', {}, `Damaged recording: ${all.length} warning${all.length === 1 ? '' : 's'} (what could be read is shown)`), h('pre', {}, all.join('\n')));
   };
   let player: Player | null = null;
+  let fit: TermFit | null = null;
   let markers: Marker[] = [];
   let wasPlaying = false;
   const ac = new AbortController();
   ctx.onLeave(() => {
     ac.abort();
+    fit?.dispose();
     player?.dispose();
     document.removeEventListener('keydown', onKey, true);
     window.removeEventListener('hashchange', onHash);
@@ -306,13 +315,19 @@ export function renderSession(ctx: ViewContext): void {
     const rows = num(vars.lines ?? vars.height, 24);
     player = new Player(termBox, source, { cols, rows, startMs: start, duration: null });
     player.onChange = updateUi;
+    fit = new TermFit(player.term, termWrap, playerCard);
+    controls.append(fit.controls());
     (window as unknown as { evioPlayer?: unknown }).evioPlayer = player;
     const t0 = hashTime() ?? 0;
-    void player.seek(t0).then(() => {
+    const seeking = player.seek(t0).then(() => {
       if (source.screenSupported === false) tools.append(h('span', { class: 'muted note' }, 'This server has no screen-at-time call: seeking replays from the start.'));
     });
-    playBtn.focus();
-    void loadMarkers();
+    playBtn.focus({ preventScroll: true }); // opening a session never scrolls the page
+    void Promise.all([seeking, loadMarkers()]).finally(() => {
+      fit?.refit();
+      layout.classList.remove('is-loading');
+      eventsBox.classList.remove('is-loading');
+    });
     void loadEvents();
   })();
 

@@ -3,6 +3,7 @@
 import { clear, field, h, input, select } from '../dom.js';
 import { resultsPane } from '../results-pane.js';
 import type { ViewContext } from '../view-context.js';
+import { sessionListTable, shortTime, sortFromParams, type ListSort } from './session-list-table.js';
 
 export interface SessionRow {
   uniqueid: string;
@@ -59,6 +60,7 @@ export function renderSessions(ctx: ViewContext): void {
   const form = h('form', { class: 'filters card', 'aria-label': 'Session filters' }, ...rows, h('div', { class: 'row actions' }, field('Match', match), field('Page size', len), h('button', { type: 'submit', class: 'primary' }, 'List sessions')));
 
   let starts: number[] = [];
+  let sort: ListSort = sortFromParams(p);
   const load = resultsPane(ctx, results);
 
   async function run(start: number): Promise<void> {
@@ -66,12 +68,21 @@ export function renderSessions(ctx: ViewContext): void {
     for (const x of inputs) if (x.el.value.trim()) f[x.name] = x.el.value.trim();
     if (match.value !== 'all') f.match = match.value;
     f.len = len.value;
+    f.sort = sort.sort;
+    f.order = sort.order;
     ctx.remember({ view: 'sessions', ...f });
     await load('Loading…', async (signal) => {
       const ans = await ctx.api.get<{ result: SessionRow[]; more?: boolean; next?: { start: number } }>('/REST/iolog/list', { ...f, start }, signal);
       clear(results);
       if (!ans.result.length) results.append(h('p', { class: 'muted' }, 'No session matches.'));
-      else results.append(sessionTable(ctx, ans.result));
+      else
+        results.append(
+          sessionListTable(ctx, ans.result, sort, (s) => {
+            sort = s;
+            starts = [];
+            void run(0);
+          }, (r) => [shortTime(r.createtime_iso), ...(r.live ? [' ', liveBadge(r.createtime)] : [])]),
+        );
       const nav = h('div', { class: 'pager' });
       if (starts.length) nav.append(h('button', { type: 'button', onclick: () => void run(starts.pop()!) }, '← Previous page'));
       nav.append(h('span', { class: 'muted' }, `sessions ${start + 1}–${start + ans.result.length}${ans.more ? '; more match' : ''}`));

@@ -5,13 +5,14 @@
 // it is scanned (docs/flatfile.md). The builder hands out a segment every SEGMENT_LINES lines,
 // written at once, so a build holds one segment's columns in memory whatever the file's size.
 import type { FileHandle } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
 import { bomLength } from './bom.js';
 import { MAX_MEMBER_BYTES, memberLength, memberSize, readMember } from './gzip.js';
 import { emptyBase, IndexBuilder, type BuiltSegment } from './index-builder.js';
 import { baseOf, loadIndex } from './index-load.js';
 import { appendSink, compactIndex, MAX_SEGMENTS, NewIndexFile, withSegments, type SegmentSink } from './index-write.js';
 import { fileSource, LineReader } from './line-reader.js';
-import { DEFAULT_BLOCK_BYTES, sampleOf, type SkipIndex } from './skip-index.js';
+import { ctimeAt, DEFAULT_BLOCK_BYTES, sampleOf, type SkipIndex } from './skip-index.js';
 
 /**
  * In memory only: the builder that wrote an index's last segment, in the state the index ends
@@ -78,7 +79,7 @@ export async function buildPlainIndex(fh: FileHandle, st: { ino: bigint; size: n
     b.endBlock();
     inBlock = false;
     opts.onProgress?.(end, st.size);
-    if (b.segmentLines >= SEGMENT_LINES) await emit(b.takeSegment(b.usize, await sampleOf(fh, b.usize)));
+    if (b.segmentLines >= SEGMENT_LINES) await emit(b.takeSegment(b.usize, await sampleOf(fh, b.usize), await ctimeAt(fh, b.usize)));
     return true;
   };
   let ok = false;
@@ -86,7 +87,7 @@ export async function buildPlainIndex(fh: FileHandle, st: { ino: bigint; size: n
     if (!(await readLines(fh, st, start, opts, before, after, b, deadline))) return null;
     if (inBlock) b.endBlock();
     opts.onProgress?.(b.usize, st.size);
-    await emit(b.takeSegment(b.usize, await sampleOf(fh, b.usize)));
+    await emit(b.takeSegment(b.usize, await sampleOf(fh, b.usize), await ctimeAt(fh, b.usize)));
     await sink.commit();
     ok = true;
   } finally {
@@ -201,7 +202,7 @@ export class GzipIndexer {
         b.line(data, s, e, this.u + s);
         s = e + 1;
       }
-      b.endBlock();
+      b.endBlock(crc32(data));
       this.u += data.length;
     }
     this.c = cend;

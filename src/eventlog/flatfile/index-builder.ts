@@ -4,11 +4,12 @@
 // part is never read again. It hands out a segment whenever the caller asks (at block ends), so
 // a build of a large file holds at most one segment's columns in memory.
 import { crc32 } from 'node:zlib';
+import { sliceCheck } from './index-key.js';
 import type { StoredEvent } from '../types.js';
 import { parseJsonLine, lacksRecnum, toStoredEvent } from './parse-line.js';
 import { uniqueidHash } from './prefilter.js';
 import {
-  B_AE_MAX, B_AE_MIN, B_AE_OPEN, B_CRC, B_END, B_F_MAX, B_F_MIN, B_LINE_FROM, B_LINE_TO, B_MASK, B_REC_MAX, B_REC_MIN, B_T_MAX, B_T_MIN, BF,
+  B_AE_MAX, B_AE_MIN, B_AE_OPEN, B_CRC, B_DCRC, B_END, B_F_MAX, B_F_MIN, B_LINE_FROM, B_LINE_TO, B_MASK, B_REC_MAX, B_REC_MIN, B_T_MAX, B_T_MIN, BF,
   C_KIND, C_START, C_UID, COL_FIELDS, COL_OVERFLOW, COL_WIDTH, ETYPE_BIT, INDEX_VERSION, MAX_DICT, NCOLS, pad8, segmentPrefix, UID_UNKNOWN,
   type ColField, type SegmentHead,
 } from './skip-index.js';
@@ -136,10 +137,16 @@ export class IndexBuilder {
     const row = [start, start, cstart, cend, n, n, Infinity, -Infinity, Infinity, -Infinity, Infinity, -Infinity, Infinity, -Infinity, 0, 0];
     for (const v of row) this.table.push(v);
     for (let c = 0; c < NCOLS; c++) this.table.push(0);
+    this.table.push(0);
+    this.dataCrc = 0;
   }
+
+  /** CRC-32 of the current block's lines so far. */
+  private dataCrc = 0;
 
   /** A complete line buf[s, e) (e at its '\n') starting at file position `at`. */
   line(buf: Buffer, s: number, e: number, at: number): void {
+    this.dataCrc = crc32(buf.subarray(s, e + 1), this.dataCrc);
     const v = parseJsonLine(buf, s, e);
     if (v !== undefined && lacksRecnum(v)) this.legacy++;
     const rec = v === undefined ? null : toStoredEvent(v, lacksRecnum(v) ? 0 : null);
@@ -222,12 +229,16 @@ export class IndexBuilder {
     } else this.patches.set(bi, [time, time, 1]);
   }
 
-  /** Ends the block (dropped when it holds no line: a block is never empty); its column CRCs. */
-  endBlock(): void {
+  /**
+   * Ends the block (dropped when it holds no line: a block is never empty): its column checks
+   * and the CRC-32 of its data (`dataCrc`: a gzip member's, given; else its lines').
+   */
+  endBlock(dataCrc = this.dataCrc): void {
     const t = this.table.data;
     const o = this.cur * BF;
     const l0 = t[o + B_LINE_FROM]! - this.lineFrom;
     const l1 = t[o + B_LINE_TO]! - this.lineFrom;
+    const block = this.blockFrom + this.cur;
     this.cur = -1;
     if (l0 === l1) {
       this.table.length -= BF;
@@ -235,15 +246,17 @@ export class IndexBuilder {
     }
     for (let c = 0; c < NCOLS; c++) {
       const v = this.cols[c]!.view(l0, l1);
-      t[o + B_CRC + c] = crc32(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)) >>> 0;
+      t[o + B_CRC + c] = sliceCheck(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), block, c);
     }
+    t[o + B_DCRC] = dataCrc >>> 0;
   }
 
   /**
    * The segment of the blocks built since the last one (null when there are none), for a data
-   * file whose indexed part ends at `dataSize` (compressed size for gzip) with that `sample`.
+   * file whose indexed part ends at `dataSize` (compressed size for gzip) with that `sample`
+   * and, when it was that long as the segment was taken, that ctime (skip-index.ts, ctimeAt).
    */
-  takeSegment(dataSize: number, sample: number): BuiltSegment | null {
+  takeSegment(dataSize: number, sample: number, dataCtime = ''): BuiltSegment | null {
     const nb = this.table.length / BF;
     if (nb === 0) return null;
     const lines = this.segmentLines;
@@ -282,6 +295,7 @@ export class IndexBuilder {
       usize: this.usize,
       dataSize,
       sample,
+      dataCtime,
       lineFrom: this.lineFrom,
       lines,
       blockFrom: this.blockFrom,
@@ -297,8 +311,9 @@ export class IndexBuilder {
       openCrc: crc32(openJson) >>> 0,
       openLost: this.openLost,
       bodyBytes: at,
+      mac: '',
     };
-    const prefix = segmentPrefix(head);
+    const prefix = segmentPrefix(head, tableBytes);
     const out: BuiltSegment = { bytes: Buffer.concat([prefix, ...parts]), head, table: Float64Array.from(table), bodyOffset: prefix.length };
     // The next segment starts here.
     this.seq++;

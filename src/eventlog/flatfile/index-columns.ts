@@ -1,10 +1,11 @@
 // The columns of a skip index, read block by block as a query needs them: a window of
 // consecutive wanted blocks of one segment is read with one positioned read per column (the
-// columns of a segment are contiguous), and each block's slice is checked against its CRC-32
-// in the block table before it is used. A slice that fails its check is not used: the caller
+// columns of a segment are contiguous), and each block's slice is checked against its keyed
+// check in the block table (index-key.ts: a CRC-32 would let whoever can write the file forge
+// a slice) before it is used. A slice that fails its check is not used: the caller
 // reads the block's lines without the index (never a wrong answer from a damaged index).
 import type { FileHandle } from 'node:fs/promises';
-import { crc32 } from 'node:zlib';
+import { sliceCheck } from './index-key.js';
 import { readIntoSync } from './read-at.js';
 import { B_CRC, B_LINE_FROM, B_LINE_TO, BF, COL_WIDTH, NCOLS, segmentOf, type Segment, type SkipIndex } from './skip-index.js';
 
@@ -19,7 +20,7 @@ interface Window {
   b1: number;
   l0: number;
   buf: ArrayBuffer;
-  /** 1: the block's slice passed its CRC check; 2: failed it. */
+  /** 1: the block's slice passed its check; 2: failed it. */
   checked: Uint8Array;
 }
 
@@ -46,7 +47,7 @@ export class ColumnReader {
     const from = (t[o + B_LINE_FROM]! - w.l0) * width;
     const len = (t[o + B_LINE_TO]! - t[o + B_LINE_FROM]!) * width;
     const k = b - w.b0;
-    if (w.checked[k] === 0) w.checked[k] = crc32(new Uint8Array(w.buf, from, len)) >>> 0 === t[o + B_CRC + c] ? 1 : 2;
+    if (w.checked[k] === 0) w.checked[k] = sliceCheck(new Uint8Array(w.buf, from, len), b, c) === t[o + B_CRC + c] ? 1 : 2;
     if (w.checked[k] === 2) return null;
     const n = len / width;
     return width === 4 ? new Uint32Array(w.buf, from, n) : width === 2 ? new Uint16Array(w.buf, from, n) : new Uint8Array(w.buf, from, n);

@@ -1,12 +1,17 @@
 // Reading a skip index (skip-index.ts): the segment heads and block tables, checked (CRC-32 of
-// each head and table, the segments' continuity, the data file's inode, size and sampled bytes);
+// each head and table, each segment's MAC under the install's key (index-key.ts), the segments'
+// continuity, the data file's inode, size and sampled bytes, its blocks' CRC-32s: all of them
+// after a change in place, a few at random on every load (index-verify.ts));
 // the columns stay on disk (index-columns.ts). A segment cut short (a writer killed in the
 // middle), corrupt or not continuing the one before ends the index there: the index covers what
 // comes before and the rest of the file is scanned. Nothing usable: null, the file is scanned.
 import type { FileHandle } from 'node:fs/promises';
 import { open, stat } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
+import { timingSafeEqual } from 'node:crypto';
 import type { BuilderBase } from './index-builder.js';
+import { segmentMac } from './index-key.js';
+import { sampleIntact, unchangedInPlace } from './index-verify.js';
 import { readAt, readAtSync, readIntoSync } from './read-at.js';
 import {
   B_AE_MAX, B_AE_MIN, B_AE_OPEN, BF, COL_FIELDS, INDEX_VERSION, MAGIC, NCOLS, pad8, sampleOf,
@@ -61,11 +66,22 @@ async function readSegments(fh: FileHandle, size: number): Promise<Array<{ seg: 
     const { head, bodyAt, end } = whole;
     const tb = Buffer.from(new ArrayBuffer(head.blocks * BF * 8));
     if (readIntoSync(fd, tb, 0, tb.length, bodyAt) !== tb.length || crc32(tb) >>> 0 !== head.tableCrc) break;
+    if (!macMatches(head, tb)) break;
     out.push({ seg: { head, bodyAt }, table: new Float64Array(tb.buffer, 0, head.blocks * BF), end });
     prev = head;
     pos = end;
   }
   return out.length ? out : null;
+}
+
+/** The segment's MAC is the one the install's key gives its head and table (index-key.ts). */
+function macMatches(head: SegmentHead, table: Buffer): boolean {
+  const mac = head.mac;
+  if (typeof mac !== 'string' || !/^[0-9a-f]{64}$/.test(mac)) return false;
+  head.mac = '';
+  const want = segmentMac(Buffer.from(JSON.stringify(head), 'utf8'), table);
+  head.mac = mac;
+  return timingSafeEqual(Buffer.from(want, 'hex'), Buffer.from(mac, 'hex'));
 }
 
 /** Reads and checks the index at `idxPath` against the open data file; null when unusable. */
@@ -90,7 +106,7 @@ export async function loadIndex(idxPath: string, data: FileHandle, st: { ino: bi
     const table = new Float64Array(blocks * BF);
     const dicts = Object.fromEntries(COL_FIELDS.map((f) => [f, [] as string[]])) as unknown as Record<ColField, string[]>;
     for (const { seg, table: t } of used) if (!addSegment(table, dicts, seg.head, t)) return null;
-    return {
+    const ix: SkipIndex = {
       path: idxPath,
       fileIno: ist.ino,
       fileSize: Number(ist.size),
@@ -99,6 +115,7 @@ export async function loadIndex(idxPath: string, data: FileHandle, st: { ino: bi
       dataSize: last.dataSize,
       usize: last.usize,
       sample: last.sample,
+      dataCtime: last.dataCtime,
       blockBytes: last.blockBytes,
       legacy: last.legacy,
       blocks,
@@ -108,6 +125,9 @@ export async function loadIndex(idxPath: string, data: FileHandle, st: { ino: bi
       segs: used.map((s) => s.seg),
       end: used[n - 1]!.end,
     };
+    // The data changed in place since (its blocks' CRC-32s): not used, the file is scanned.
+    if (!(await unchangedInPlace(ix, data, gz)) || !(await sampleIntact(ix, data, gz))) return null;
+    return ix;
   } catch {
     return null;
   } finally {
@@ -154,7 +174,7 @@ export async function indexFileUnchanged(idxPath: string, ix: SkipIndex): Promis
 export async function indexMatches(ix: SkipIndex, data: FileHandle, st: { ino: bigint; size: number }, gz: boolean): Promise<boolean> {
   if (ix.dataIno !== String(st.ino) || ix.data !== (gz ? 'gz' : 'plain')) return false;
   if (gz ? ix.dataSize !== st.size : ix.dataSize > st.size) return false;
-  return (await sampleOf(data, ix.dataSize)) === ix.sample;
+  return (await sampleOf(data, ix.dataSize)) === ix.sample && (await unchangedInPlace(ix, data, gz));
 }
 
 /** Where the index ended, for an extension: its dictionaries and the accepts still waiting. */

@@ -11,6 +11,7 @@ import type { EventQuery, EventRow } from '../types.js';
 import type { FileQueryContext } from './query-context.js';
 import { bufferSource, readMember } from './gzip.js';
 import { ColumnReader, type ColumnSlice } from './index-columns.js';
+import { SAMPLE_BLOCKS, sampleIntact } from './index-verify.js';
 import { parseJsonText, toStoredEvent } from './parse-line.js';
 import { uniqueidHash } from './prefilter.js';
 import { readAt, readIntoSync } from './read-at.js';
@@ -132,6 +133,9 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
   }
   try {
     if ((await ifh.stat({ bigint: true })).ino !== ix.fileIno) return firstBlockFrom(ix, pos);
+    // A few blocks re-checked against the data (index-verify.ts): one changed since it was
+    // indexed makes the rest of the file read without the index.
+    if (!(await sampleIntact(ix, fh, gz, SAMPLE_BLOCKS, firstBlockFrom(ix, pos), ctx.signal))) return firstBlockFrom(ix, pos);
     const cols = new ColumnReader(ifh, ix, wanted);
     const out: EventRow[] = [];
     const lines: number[] = [];

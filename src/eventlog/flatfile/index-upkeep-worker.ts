@@ -5,6 +5,7 @@
 import { open } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import { buildPlainIndex } from './index-build.js';
+import { setIndexKey } from './index-key.js';
 import { indexFileUnchanged, indexMatches, loadIndex } from './index-load.js';
 import { EXTEND_BLOCKS, type SkipIndex } from './skip-index.js';
 import type { UpkeepDone, UpkeepJob } from './index-upkeep.js';
@@ -18,6 +19,7 @@ let chain: Promise<unknown> = Promise.resolve();
 
 parentPort!.on('message', (job: UpkeepJob) => {
   chain = chain.then(async () => {
+    if (job.key) setIndexKey(Buffer.from(job.key));
     const done: UpkeepDone = { id: job.id, usize: null, blockBytes: 0 };
     try {
       const ix = await run(job);

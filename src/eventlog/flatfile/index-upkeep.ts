@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../../common/package-root.js';
+import { indexKey } from './index-key.js';
 import { loadIndex } from './index-load.js';
 import { EXTEND_BLOCKS, indexPathFor, type SkipIndex } from './skip-index.js';
 
@@ -19,6 +20,8 @@ export interface UpkeepJob {
   idxPath: string;
   end: number;
   ino: string;
+  /** The install's index key (index-key.ts), as the asking thread has it. */
+  key?: Uint8Array;
 }
 
 export interface UpkeepDone {
@@ -110,7 +113,7 @@ export class IndexUpkeep {
         resolve(d);
       };
       w.on('message', onDone);
-      w.postMessage(job);
+      w.postMessage({ ...job, key: indexKey() });
     });
   }
 

@@ -176,7 +176,7 @@ export function withSegments(ix: SkipIndex, added: BuiltSegment[]): SkipIndex {
   }
   const last = added[added.length - 1]!.head;
   return {
-    ...ix, fileSize: pos, end: pos, dataSize: last.dataSize, usize: last.usize, sample: last.sample, legacy: last.legacy,
+    ...ix, fileSize: pos, end: pos, dataSize: last.dataSize, usize: last.usize, sample: last.sample, dataCtime: last.dataCtime, legacy: last.legacy,
     blocks, lines: last.lineFrom + last.lines, table, dicts, segs,
   };
 }
@@ -207,13 +207,13 @@ export async function compactIndex(ix: SkipIndex): Promise<boolean> {
     const tableBytes = Buffer.from(ix.table.buffer, ix.table.byteOffset, ix.table.byteLength);
     const head: SegmentHead = {
       format: 'evio-ff-index', version: INDEX_VERSION, data: ix.data, ino: ix.dataIno, seq: 0,
-      from: ix.segs[0]!.head.from, usize: ix.usize, dataSize: ix.dataSize, sample: ix.sample,
+      from: ix.segs[0]!.head.from, usize: ix.usize, dataSize: ix.dataSize, sample: ix.sample, dataCtime: ix.dataCtime,
       lineFrom: 0, lines, blockFrom: 0, blocks: ix.blocks, blockBytes: ix.blockBytes, legacy: ix.legacy,
       dictAdd: ix.dicts, patches: [], tableCrc: crc32(tableBytes) >>> 0, cols: colAt,
       openAt: at, openBytes: openJson.length, openCrc: crc32(openJson) >>> 0, openLost: base.openLost,
-      bodyBytes: pad8(at + openJson.length),
+      bodyBytes: pad8(at + openJson.length), mac: '',
     };
-    const prefix = segmentPrefix(head);
+    const prefix = segmentPrefix(head, tableBytes);
     const bodyAt = out.size + prefix.length;
     await writeAll(out.handle, prefix, out.size);
     await writeAll(out.handle, tableBytes, bodyAt);

@@ -6,8 +6,9 @@
 // the block table: byte range (decompressed), compressed range (gzip members), line range,
 // min/max recnum, min/max creation time of A/R/K lines, min/max time of F lines (exit times),
 // the exit times of the block's accepts whose finish the index has seen (min/max) and how many
-// accepts still wait for one, a mask of the event types present, and a CRC-32 of each of the
-// block's column slices.
+// accepts still wait for one, a mask of the event types present, a keyed check of each of the
+// block's column slices (index-key.ts) and a CRC-32 of the block's data (plain: its bytes; gzip:
+// its member decompressed) — what binds the index to the data (index-verify.ts).
 // Per line, columns (so that a query reads only the columns it tests, block by block):
 //   start offset within the block (u32), event type byte (u8, 0: not an event), a 32-bit hash of
 //   the uniqueid (the hash the finish merge uses; UID_UNKNOWN when it cannot stand for the
@@ -15,7 +16,7 @@
 //   in a per-file dictionary (u16: an exact dictionary; 0 = absent or not a string,
 //   COL_OVERFLOW = beyond 65534 distinct values, i.e. unknown).
 //
-// The file is "EVFFIX02" followed by segments, each describing the lines that follow the
+// The file is "EVFFIX03" followed by segments, each describing the lines that follow the
 // previous one's. A build writes one or more segments into a new file (renamed into place); an
 // extension after appends adds a segment at the end, so its cost is the new lines', not the
 // whole index's (docs/flatfile.md, "File layout").
@@ -23,13 +24,14 @@ import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { segmentMac } from './index-key.js';
 import { readAtSync } from './read-at.js';
 
-export const INDEX_VERSION = 2;
-export const MAGIC = Buffer.from('EVFFIX02');
+export const INDEX_VERSION = 3;
+export const MAGIC = Buffer.from('EVFFIX03');
 
 /** Fields per block in the block table. */
-export const BF = 24;
+export const BF = 25;
 export const B_START = 0;
 export const B_END = 1;
 export const B_CSTART = 2;
@@ -46,7 +48,7 @@ export const B_AE_MIN = 12;
 export const B_AE_MAX = 13;
 export const B_AE_OPEN = 14;
 export const B_MASK = 15;
-/** CRC-32 of the block's slice of column c: B_CRC + c. */
+/** Keyed check of the block's slice of column c: B_CRC + c (index-key.ts, sliceCheck). */
 export const B_CRC = 16;
 
 export const COL_FIELDS = ['submituser', 'submithost', 'runuser', 'runhost', 'runcommand'] as const;
@@ -59,6 +61,9 @@ export const C_UID = 2;
 export const C_DICT = 3;
 export const NCOLS = C_DICT + COL_FIELDS.length;
 export const COL_WIDTH: readonly number[] = [4, 1, 4, ...COL_FIELDS.map(() => 2)];
+
+/** CRC-32 of the block's data (after the column checks). */
+export const B_DCRC = B_CRC + NCOLS;
 
 export const UID_UNKNOWN = 0xffffffff;
 export const COL_OVERFLOW = 0xffff;
@@ -93,6 +98,11 @@ export interface SegmentHead {
   dataSize: number;
   /** CRC-32 of the data's first and last 64 KiB of [0, dataSize). */
   sample: number;
+  /**
+   * The data file's ctime (ns) when it was `dataSize` long as this segment was written ('' when
+   * it had grown already): the same size with another ctime is a file changed in place.
+   */
+  dataCtime: string;
   lineFrom: number;
   lines: number;
   blockFrom: number;
@@ -113,6 +123,8 @@ export interface SegmentHead {
   /** Some waiting accepts were not kept (their blocks stay "open" for good). */
   openLost: boolean;
   bodyBytes: number;
+  /** HMAC-SHA-256 of this head (with `mac` empty) and the block table, under the install's key. */
+  mac: string;
 }
 
 /** One segment as loaded: where its body is, what it covers. */
@@ -133,6 +145,8 @@ export interface SkipIndex {
   dataSize: number;
   usize: number;
   sample: number;
+  /** The last segment's `dataCtime`. */
+  dataCtime: string;
   blockBytes: number;
   legacy: number;
   blocks: number;
@@ -181,12 +195,23 @@ export function pad8(n: number): number {
   return (n + 7) & ~7;
 }
 
-/** A segment's first bytes: the u32 length and CRC-32 of its JSON head, the head, padding to 8 (the body follows). */
-export function segmentPrefix(head: SegmentHead): Buffer {
+/**
+ * A segment's first bytes: the u32 length and CRC-32 of its JSON head, the head, padding to 8
+ * (the body follows). Sets the head's `mac` over the head and `table` (the body's block table).
+ */
+export function segmentPrefix(head: SegmentHead, table: Uint8Array): Buffer {
+  head.mac = '';
+  head.mac = segmentMac(Buffer.from(JSON.stringify(head), 'utf8'), table);
   const json = Buffer.from(JSON.stringify(head), 'utf8');
   const out = Buffer.alloc(pad8(8 + json.length));
   out.writeUInt32LE(json.length, 0);
   out.writeUInt32LE(crc32(json) >>> 0, 4);
   json.copy(out, 8);
   return out;
+}
+
+/** The data file's ctime (ns) when it is `size` bytes long now, else '' (SegmentHead.dataCtime). */
+export async function ctimeAt(fh: FileHandle, size: number): Promise<string> {
+  const st = await fh.stat({ bigint: true });
+  return Number(st.size) === size ? String(st.ctimeNs) : '';
 }

@@ -138,10 +138,13 @@ async function withImportLock<T>(opts: ImportOptions, fn: () => Promise<T>): Pro
 }
 
 export async function importSudoLog(opts: ImportOptions): Promise<ImportReport> {
-  return withImportLock(opts, () => runImport(opts));
+  // A database loads in bulk: into an empty one, with its indexes built after the rows, and
+  // nothing to look up in it (bulk-load.ts).
+  const { store } = opts;
+  return withImportLock(opts, () => (store.bulkLoad ? store.bulkLoad((load) => runImport(opts, load.emptyAtStart)) : runImport(opts, false)));
 }
 
-async function runImport(opts: ImportOptions): Promise<ImportReport> {
+async function runImport(opts: ImportOptions, emptyAtStart: boolean): Promise<ImportReport> {
   const { size, mtimeMs, fh } = await openSource(opts.file);
   await fh.close();
   const ctx = defaultMapContext({
@@ -214,9 +217,10 @@ async function runImport(opts: ImportOptions): Promise<ImportReport> {
   report.skipped.badEvents = scanned.badEvents;
 
   // Pass 2: what the target has.
-  ctx.storeAccepts = await findStoredAccepts(opts.store, orphans, opts.signal);
+  // An empty store at the start (under the job lock) holds nothing of the source: no look-ups.
+  if (!emptyAtStart) ctx.storeAccepts = await findStoredAccepts(opts.store, orphans, opts.signal);
   report.unjoinedExits = [...orphans].filter((u) => !ctx.storeAccepts.has(u)).length;
-  const mode = opts.dedupe ?? (opts.store.kind === 'ff' || opts.store.kind === 'memory' ? 'range' : 'window');
+  const mode = emptyAtStart ? 'none' : (opts.dedupe ?? (opts.store.kind === 'ff' || opts.store.kind === 'memory' ? 'range' : 'window'));
   const known = new KeySet();
   if (mode === 'range' && minTime <= maxTime) await loadImportKeys(opts.store, minTime, maxTime, known, opts.signal);
 
@@ -251,8 +255,8 @@ async function runImport(opts: ImportOptions): Promise<ImportReport> {
     progress.imported = report.importedTotal;
     opts.onProgress?.(progress);
   };
-  // In window mode, keys seen in this run (not yet stored) dedupe within the source itself.
-  const seenThisRun = mode === 'window' ? new KeySet() : known;
+  // In window (and none) mode, keys seen in this run (not yet stored) dedupe within the source itself.
+  const seenThisRun = mode === 'range' ? known : new KeySet();
   const run = openRun(opts, ctx, scanned.endOffset, tick);
   for await (const m of run.events) {
     if (!m.record) continue;

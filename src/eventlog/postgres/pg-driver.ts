@@ -1,11 +1,15 @@
 // node-postgres behind the SqlDriver contract: a pg.Pool whose every connection carries the
 // statement timeout, queries streamed through a server-side cursor (DECLARE ... CURSOR, then
 // FETCH n at a time, inside a read-only transaction: never a whole result set in memory).
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import pgCopy from 'pg-copy-streams';
 import type { SqlDriver, SqlSession } from '../sql/driver.js';
 import { sqlProfile, type SqlProfile } from '../sql/profile.js';
 import type { RawRow } from '../sql/select.js';
 import type { SqlStatement } from '../sql/statement.js';
+import { copyTextChunks } from './copy-text.js';
 import { isConnectionGone, pgError } from './pg-errors.js';
 import { pingPool } from './pg-ping.js';
 import { effectiveUserName } from './pg-url.js';
@@ -107,6 +111,14 @@ export class PostgresDriver implements SqlDriver {
       async all(s: SqlStatement) {
         try {
           return (await client.query(s.sql, s.params)).rows as RawRow[];
+        } catch (err) {
+          throw fail(err);
+        }
+      },
+      async copyIn(table: string, columns: readonly string[], rows: readonly unknown[][]) {
+        try {
+          const sink = client.query(pgCopy.from(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
+          await pipeline(Readable.from(copyTextChunks(rows)), sink);
         } catch (err) {
           throw fail(err);
         }

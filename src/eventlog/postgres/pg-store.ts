@@ -36,7 +36,7 @@ export class PostgresStore extends SqlEventStore {
   /** `new PostgresStore('postgres://evio@db.example/events')`, or options (see PostgresStoreOptions). */
   constructor(urlOrOptions: string | PostgresStoreOptions = {}) {
     const o = typeof urlOrOptions === 'string' ? { connectionString: urlOrOptions } : urlOrOptions;
-    super(`pg:${o.name ?? defaultName(o.connectionString)}`, { batchSize: o.batchSize ?? 5000, insertRows: o.insertRows ?? 500 });
+    super(`pg:${o.name ?? defaultName(o.connectionString)}`, { batchSize: o.batchSize ?? 20_000, insertRows: o.insertRows ?? 500 });
     if (o.schema !== undefined) checkSchemaName(o.schema);
     this.options = o;
   }

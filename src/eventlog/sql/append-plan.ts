@@ -191,3 +191,87 @@ export function recomputeForUniqueids(p: SqlProfile, uniqueids: readonly string[
 export function relinkMarkedSql(p: SqlProfile): string {
   return p.flavor === 'pg' ? recomputeFinishesPg(p, 'a.fin_recnum < 0') : recomputeFinishesSql(p, 'fin_recnum < 0');
 }
+
+/** The first finish of a uniqueid in a batch: what an older unfinished A/K row of it links to. */
+export interface BatchFinish {
+  uniqueid: string;
+  recnum: number;
+  exitstatus: string | null;
+  time: number;
+}
+
+/**
+ * A batch that only appends (every recnum above the table's last one) is linked here, without
+ * asking the table: each A/K row's finish is the first F after it with its uniqueid in the batch
+ * (the table has no row after it), written into its columns before the insert; older A/K rows
+ * still without a finish link to the first F of their uniqueid in the batch (linkOlderStatements).
+ * Null when some recnum is not above `lastBefore` (the general re-link then runs).
+ */
+export function linkAppendBatch(rows: readonly StoredEvent[], lastBefore: number): { values: unknown[][]; finishes: BatchFinish[] } | null {
+  for (const r of rows) if (r.recnum <= lastBefore) return null;
+  const values = rows.map(eventColumnValues);
+  // Walk backwards: the F rows seen so far are those after the current row.
+  const order = rows.map((_, i) => i).sort((a, b) => rows[a]!.recnum - rows[b]!.recnum);
+  const nextF = new Map<string, number>();
+  for (let k = order.length - 1; k >= 0; k--) {
+    const i = order[k]!;
+    const r = rows[i]!;
+    if (r.etype === 'F') nextF.set(r.uniqueid, i);
+    else if (r.etype === 'A' || r.etype === 'K') {
+      const f = nextF.get(r.uniqueid);
+      if (f !== undefined) {
+        const fin = rows[f]!;
+        const v = values[i]!;
+        v[11] = fin.recnum;
+        v[12] = str(fin.exitstatus);
+        v[13] = fin.time;
+      }
+    }
+  }
+  const finishes: BatchFinish[] = [...nextF.entries()].map(([uniqueid, i]) => ({ uniqueid, recnum: rows[i]!.recnum, exitstatus: str(rows[i]!.exitstatus), time: rows[i]!.time }));
+  return { values, finishes };
+}
+
+/** The UPDATE that links one older A/K row set to a batch finish, bound as (fin, status, time, uniqueid, fin). */
+export function linkOlderRowSql(p: SqlProfile): string {
+  return `UPDATE ${p.events} SET fin_recnum = ?, merged_exitstatus = ?, merged_exittime = ? WHERE uniqueid = ? AND etype IN ('A', 'K') AND COALESCE(fin_recnum, 0) = 0 AND recnum < ?`;
+}
+
+/** linkOlderRowSql's parameters for each finish. */
+export function linkOlderRowParams(finishes: readonly BatchFinish[]): unknown[][] {
+  return finishes.map((f) => [f.recnum, f.exitstatus, f.time, f.uniqueid, f.recnum]);
+}
+
+/**
+ * Statements linking the table's A/K rows that have no finish yet to the batch's first F of
+ * their uniqueid (every such F is after them). PostgreSQL: one UPDATE ... FROM unnest per 5000
+ * finishes; other DBMSes: the general re-link, limited to rows without a finish.
+ */
+export function linkOlderStatements(p: SqlProfile, finishes: readonly BatchFinish[]): SqlStatement[] {
+  if (p.arrayParams) {
+    return chunks(finishes, 5000).map((c) =>
+      statement(p, (b) => {
+        const arrays = `unnest(${b.bind(c.map((f) => f.uniqueid))}::text[], ${b.bind(c.map((f) => f.recnum))}::bigint[], ${b.bind(c.map((f) => f.exitstatus))}::text[], ${b.bind(c.map((f) => f.time))}::float8[])`;
+        return `UPDATE ${p.events} AS e SET fin_recnum = f.recnum, merged_exitstatus = f.exitstatus, merged_exittime = f.time
+FROM ${arrays} AS f(uniqueid, recnum, exitstatus, time)
+WHERE e.uniqueid = f.uniqueid AND e.etype IN ('A', 'K') AND COALESCE(e.fin_recnum, 0) = 0 AND e.recnum < f.recnum`;
+      }),
+    );
+  }
+  return chunks(finishes, Math.min(p.maxParams, 500)).map((c) =>
+    statement(p, (b) => recomputeFinishesSql(p, `COALESCE(fin_recnum, 0) = 0 AND ${inList(p, 'uniqueid', c.map((f) => f.uniqueid), b, 'text')}`)),
+  );
+}
+
+/** Multi-row INSERTs of prepared column values (insertStatements' fallback form). */
+export function insertValueStatements(p: SqlProfile, values: readonly unknown[][], maxRows = 500): SqlStatement[] {
+  const size = Math.max(1, Math.min(maxRows, Math.floor(p.maxParams / EVENT_COLUMNS.length)));
+  return chunks(values, size).map((c) =>
+    statement(p, (b) => `INSERT INTO ${p.events} (${EVENT_COLUMNS.join(', ')}) VALUES ${c.map((v) => `(${v.map((x) => b.bind(x)).join(', ')})`).join(', ')}`),
+  );
+}
+
+/** The single-row INSERT a prepared-statement loop runs (runMany). */
+export function insertRowSql(p: SqlProfile): string {
+  return `INSERT INTO ${p.events} (${EVENT_COLUMNS.join(', ')}) VALUES (${EVENT_COLUMNS.map(() => '?').join(', ')})`;
+}

@@ -10,6 +10,12 @@ export interface SqlSession {
   run(s: SqlStatement): Promise<number>;
   /** Runs a query whose answer is small (a count, a recnum list, catalog rows). */
   all(s: SqlStatement): Promise<RawRow[]>;
+  /**
+   * Bulk loads (optional). runMany: one statement (`?` placeholders) prepared once and run for
+   * each parameter row (SQLite). copyIn: rows streamed into a table by COPY (PostgreSQL).
+   */
+  runMany?(sql: string, rows: readonly unknown[][]): Promise<void>;
+  copyIn?(table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void>;
 }
 
 export interface SqlDriver {

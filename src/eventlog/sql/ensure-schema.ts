@@ -2,6 +2,7 @@
 // foreign one (STORE_SCHEMA). Runs in one write transaction, so two processes opening a new
 // database at once cannot both create it.
 import { evioError, isEvioError } from '../../errors.js';
+import { buildDeferredIndexes, DEFERRED_INDEXES_KEY } from './bulk-load.js';
 import { column, type SqlDriver } from './driver.js';
 import { createSchemaStatements, decideSchema, existingTablesSql, migrationSql, readMetaSql, type SchemaState } from './schema.js';
 import type { RawRow } from './select.js';
@@ -28,7 +29,7 @@ export async function ensureSchema(driver: SqlDriver, storeName: string, mayCrea
     }
     return;
   }
-  await driver.transaction(async (s) => {
+  const deferred = await driver.transaction(async (s) => {
     if (p.flavor === 'pg') {
       // Serialise concurrent first opens of the same schema (CREATE TABLE is not IF NOT EXISTS).
       const key = `evio-schema:${p.schema ?? ''}`;
@@ -43,5 +44,8 @@ export async function ensureSchema(driver: SqlDriver, storeName: string, mayCrea
     }
     if (action.action === 'create') for (const st of createSchemaStatements(p)) await s.run(st);
     else if (action.action === 'migrate') for (const st of migrationSql(p, action.from)) await s.run(st);
+    return state.meta?.has(DEFERRED_INDEXES_KEY) === true;
   });
+  // A bulk load that dropped the indexes did not finish (killed): build them now (bulk-load.ts).
+  if (deferred) await buildDeferredIndexes(driver);
 }

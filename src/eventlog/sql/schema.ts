@@ -43,6 +43,47 @@ function indexName(name: string): string {
   return `events_${name}`;
 }
 
+/** Names of the secondary indexes (every index but the primary key's), unqualified. */
+export function secondaryIndexNames(p: SqlProfile): string[] {
+  const cols = p.flavor === 'pg' ? ['uniqueid', 'etype', 'time', 'time_brin', ...NULLABLE_INDEXED, 'fin_recnum'] : ['uniqueid', 'etype', 'time', ...NULLABLE_INDEXED, 'fin_recnum'];
+  return cols.map(indexName);
+}
+
+/**
+ * CREATE INDEX IF NOT EXISTS for every secondary index: the schema's own DDL, and what a bulk
+ * load that deferred them (bulk-load.ts) runs to build them after the rows.
+ */
+export function secondaryIndexSql(p: SqlProfile): string[] {
+  const out: string[] = [];
+  const ci = (name: string, on: string) => out.push(`CREATE INDEX IF NOT EXISTS ${indexName(name)} ON ${p.events} ${on}`);
+  if (p.flavor === 'pg') {
+    ci('uniqueid', '(uniqueid, etype, recnum)');
+    ci('etype', '(etype, recnum)');
+    ci('time', '(time, recnum)');
+    // Append-mostly data arrives in time order: a BRIN index answers time ranges from a few pages.
+    ci('time_brin', 'USING brin (time)');
+    for (const c of NULLABLE_INDEXED) ci(c, `(${c} NULLS FIRST, recnum)`);
+    ci('fin_recnum', '(fin_recnum)');
+  } else if (p.flavor === 'sqlite') {
+    // SQLite sorts NULLs first in ascending order already; (column, recnum) serves filter and order.
+    ci('uniqueid', '(uniqueid, etype, recnum)');
+    for (const c of ['etype', 'time', ...NULLABLE_INDEXED]) ci(c, `(${c}, recnum)`);
+    ci('fin_recnum', '(fin_recnum)');
+  } else {
+    throw evioError('STORE_SCHEMA', `evio builds indexes on PostgreSQL and SQLite only, not on a ${p.flavor} database`);
+  }
+  return out;
+}
+
+/**
+ * DROP INDEX IF EXISTS for the secondary indexes a bulk load builds after the rows (PostgreSQL:
+ * in the events table's schema): all but events_uniqueid, which the load's own finish linking
+ * looks rows up by.
+ */
+export function dropSecondaryIndexSql(p: SqlProfile): string[] {
+  return secondaryIndexNames(p).filter((n) => n !== indexName('uniqueid')).map((n) => `DROP INDEX IF EXISTS ${p.schema ? `"${p.schema}".` : ''}${n}`);
+}
+
 /** DDL creating the schema at SCHEMA_VERSION (for DBMSes where evio owns the DDL). */
 export function createSchemaSql(p: SqlProfile): string[] {
   const out: string[] = [];
@@ -64,13 +105,7 @@ export function createSchemaSql(p: SqlProfile): string[] {
   merged_exittime ${dbl},
   record text NOT NULL
 )`);
-    out.push(`CREATE INDEX ${indexName('uniqueid')} ON ${p.events} (uniqueid, etype, recnum)`);
-    out.push(`CREATE INDEX ${indexName('etype')} ON ${p.events} (etype, recnum)`);
-    out.push(`CREATE INDEX ${indexName('time')} ON ${p.events} (time, recnum)`);
-    // Append-mostly data arrives in time order: a BRIN index answers time ranges from a few pages.
-    out.push(`CREATE INDEX ${indexName('time_brin')} ON ${p.events} USING brin (time)`);
-    for (const c of NULLABLE_INDEXED) out.push(`CREATE INDEX ${indexName(c)} ON ${p.events} (${c} NULLS FIRST, recnum)`);
-    out.push(`CREATE INDEX ${indexName('fin_recnum')} ON ${p.events} (fin_recnum)`);
+    out.push(...secondaryIndexSql(p));
   } else if (p.flavor === 'sqlite') {
     out.push(`CREATE TABLE ${p.meta} (meta_key TEXT PRIMARY KEY, meta_value TEXT NOT NULL)`);
     out.push(`CREATE TABLE ${p.events} (
@@ -86,10 +121,7 @@ export function createSchemaSql(p: SqlProfile): string[] {
   merged_exittime REAL,
   record TEXT NOT NULL
 )`);
-    // SQLite sorts NULLs first in ascending order already; (column, recnum) serves filter and order.
-    out.push(`CREATE INDEX ${indexName('uniqueid')} ON ${p.events} (uniqueid, etype, recnum)`);
-    for (const c of ['etype', 'time', ...NULLABLE_INDEXED]) out.push(`CREATE INDEX ${indexName(c)} ON ${p.events} (${c}, recnum)`);
-    out.push(`CREATE INDEX ${indexName('fin_recnum')} ON ${p.events} (fin_recnum)`);
+    out.push(...secondaryIndexSql(p));
   } else {
     throw evioError('STORE_SCHEMA', `evio creates its schema on PostgreSQL and SQLite only; on a ${p.flavor} database create it from docs/databases.md`);
   }

@@ -3,10 +3,12 @@
 // rules) is decided here and in the builders beside it, once for all three.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AppendResult, DeleteResult, EventFilter, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats, StoreKind } from '../types.js';
-import { existingRecnumsStatements, insertStatements, lastRecnumSql, planBatch, prepareEvent, recnumsToCheck, recomputeForUniqueids, type BatchPlan } from './append-plan.js';
+import { existingRecnumsStatements, insertRowSql, insertStatements, insertValueStatements, lastRecnumSql, linkAppendBatch, linkOlderRowParams, linkOlderRowSql, linkOlderStatements, planBatch, prepareEvent, recnumsToCheck, recomputeForUniqueids, type BatchPlan } from './append-plan.js';
 import { deleteStatements, filterPredicate, recnumPredicate, relinkMarkedStatement } from './delete-plan.js';
 import { column, type SqlDriver, type SqlSession } from './driver.js';
+import { buildDeferredIndexes, deferIndexes } from './bulk-load.js';
 import { ensureSchema } from './ensure-schema.js';
+import { EVENT_COLUMNS } from './schema.js';
 import { buildSelect, finishRows, recordByRecnumSql } from './select.js';
 import { chunks } from './statement.js';
 
@@ -130,6 +132,21 @@ export abstract class SqlEventStore implements EventStore {
     return res;
   }
 
+  /**
+   * A load of many appends (copy, import): into a store that holds no record yet, the secondary
+   * indexes are dropped first and built once `work` ends, whether it succeeds or fails; a
+   * load killed half way leaves them to the store's next open (bulk-load.ts).
+   */
+  async bulkLoad<T>(work: (load: { emptyAtStart: boolean }) => Promise<T>): Promise<T> {
+    const d = await this.ready();
+    const deferred = await deferIndexes(d);
+    try {
+      return await work({ emptyAtStart: deferred });
+    } finally {
+      if (deferred) await buildDeferredIndexes(d);
+    }
+  }
+
   private async writeBatch(d: SqlDriver, s: SqlSession, batch: NewEvent[]): Promise<BatchPlan> {
     const p = d.profile;
     if (p.writeLockSql) await s.run({ sql: p.writeLockSql, params: [] });
@@ -139,6 +156,20 @@ export abstract class SqlEventStore implements EventStore {
       for (const r of await s.all(st)) existing.add(Number(column(r, 'recnum')));
     }
     const plan = planBatch(batch, last, existing);
+    const linked = linkAppendBatch(plan.rows, plan.lastBefore);
+    if (linked) {
+      // Only appends (a copy or load in recnum order): linked here, inserted in bulk.
+      if (s.copyIn) await s.copyIn(p.events, EVENT_COLUMNS, linked.values);
+      else if (s.runMany) await s.runMany(insertRowSql(p), linked.values);
+      else for (const st of insertValueStatements(p, linked.values, this.insertRows)) await s.run(st);
+      // Then older rows still without a finish (after the insert: the general re-link, ODBC's
+      // form, reads the batch's F rows from the table).
+      if (plan.lastBefore > 0 && linked.finishes.length > 0) {
+        if (s.runMany && !p.arrayParams) await s.runMany(linkOlderRowSql(p), linkOlderRowParams(linked.finishes));
+        else for (const st of linkOlderStatements(p, linked.finishes)) await s.run(st);
+      }
+      return plan;
+    }
     for (const st of insertStatements(p, plan.rows, this.insertRows)) await s.run(st);
     for (const st of recomputeForUniqueids(p, plan.uniqueids)) await s.run(st);
     return plan;

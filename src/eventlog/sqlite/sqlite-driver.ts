@@ -93,6 +93,14 @@ export class SqliteDriver implements SqlDriver {
           throw sqliteError(err, name);
         }
       },
+      async runMany(sql: string, rows: readonly unknown[][]) {
+        try {
+          const st = c.cache.get(sql);
+          for (const r of rows) st.run(...r);
+        } catch (err) {
+          throw sqliteError(err, name);
+        }
+      },
     };
   }
 

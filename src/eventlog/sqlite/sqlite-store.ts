@@ -23,7 +23,7 @@ export class SqliteStore extends SqlEventStore {
   /** `new SqliteStore('/var/lib/evio/events.sqlite')`; the file and schema appear on first use. */
   constructor(pathOrOptions: string | SqliteStoreOptions) {
     const o = typeof pathOrOptions === 'string' ? { path: pathOrOptions } : pathOrOptions;
-    super(`db:${o.path}`, { batchSize: o.batchSize ?? 10_000, insertRows: o.insertRows ?? 50, createSchema: o.createSchema ?? true });
+    super(`db:${o.path}`, { batchSize: o.batchSize ?? 20_000, insertRows: o.insertRows ?? 50, createSchema: o.createSchema ?? true });
     this.path = o.path;
     this.driverOptions = { busyTimeoutMs: o.busyTimeoutMs ?? 10_000, streamBatch: o.streamBatch ?? 1000, maxIdleReaders: o.maxIdleReaders ?? 4, fileMustExist: o.fileMustExist ?? false };
   }

@@ -13,6 +13,7 @@ import { listFamily } from '../../../src/eventlog/flatfile/family.js';
 import { FAMILY_BASE } from '../../../src/eventlog/flatfile/file-query.js';
 import { FlatFileStore } from '../../../src/eventlog/flatfile/flatfile-store.js';
 import { buildIndexes } from '../../../src/eventlog/flatfile/index-files.js';
+import { indexKeyFileIn, useIndexKeyFile } from '../../../src/eventlog/flatfile/index-key.js';
 import { rotateFlatFile } from '../../../src/eventlog/flatfile/rotate.js';
 import { MemoryStore } from '../../../src/eventlog/memory-store.js';
 import { parseEventQuery } from '../../../src/eventlog/query.js';
@@ -281,6 +282,8 @@ describe('the doors: family=1 and evio events index', () => {
     const bin = join(import.meta.dirname, '../../../bin/evio.js');
     const dir = mkdtempSync(join(tmp.dir, 'cli-'));
     const log = makeLog(2000, 5);
+    // Indexes written here under the key the CLI will use (that of its home: index-key.ts).
+    useIndexKeyFile(indexKeyFileIn(dir));
     const live = await writeFamily(dir, log);
     const env = { ...process.env, EVIO_HOME: dir };
     const out = execFileSync(process.execPath, [bin, 'events', 'index', live, '--family'], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'] });

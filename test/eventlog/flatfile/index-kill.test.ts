@@ -10,6 +10,7 @@ import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, 
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FlatFileStore } from '../../../src/eventlog/flatfile/flatfile-store.js';
+import { indexKeyFileIn, useIndexKeyFile } from '../../../src/eventlog/flatfile/index-key.js';
 import { parseEventQuery } from '../../../src/eventlog/query.js';
 import type { StoredEvent } from '../../../src/eventlog/types.js';
 import { collect, comparable, tempDir } from './helpers.js';
@@ -107,6 +108,8 @@ describe('killed index builds and compressions', () => {
   it('SIGKILL during evio events index (build and extension): queries answer as scans do', async () => {
     const dir = join(tmp.dir, 'build');
     mkdirSync(dir);
+    // This process's indexes under the key of the CLI's home (index-key.ts), as one install.
+    useIndexKeyFile(indexKeyFileIn(dir));
     const path = join(dir, BASE);
     writeFileSync(path, text(records(1, 40_000)));
     const isTemp = (n: string) => n.startsWith(`${BASE}.evidx.tmp-`);
@@ -149,6 +152,8 @@ describe('killed index builds and compressions', () => {
   it('SIGKILL during evio events append while its upkeep thread extends the index: queries answer as scans do', async () => {
     const dir = join(tmp.dir, 'append');
     mkdirSync(dir);
+    // This process's indexes under the key of the CLI's home (index-key.ts), as one install.
+    useIndexKeyFile(indexKeyFileIn(dir));
     const path = join(dir, BASE);
     writeFileSync(path, text(records(1, 20_000)));
     expect((await runKilledAt(['events', 'index', path], dir, { label: 'to the end', never: true })).outcome).toBe('finished');
@@ -190,6 +195,8 @@ describe('killed index builds and compressions', () => {
   it('SIGKILL during rotate --compress: the family answers every record once', async () => {
     const dir = join(tmp.dir, 'compress');
     mkdirSync(dir);
+    // This process's indexes under the key of the CLI's home (index-key.ts), as one install.
+    useIndexKeyFile(indexKeyFileIn(dir));
     const path = join(dir, BASE);
     const STAMP = /^\d{8}T\d{6}Z(?:-\d+)?$/;
     const rotated = (n: string) => n.startsWith(`${BASE}.`) && STAMP.test(n.slice(BASE.length + 1));

@@ -1,0 +1,76 @@
+// The key that binds skip indexes to this installation (docs/security.md, "Skip indexes"). A
+// CRC-32 only catches damage: whoever can write an index file can recompute it. So each segment
+// head carries an HMAC-SHA-256, under a per-install secret, of the head and its block table
+// (which holds the block summaries, the dictionaries' place in the head, and a keyed check of
+// every column slice); an index whose MAC fails is not used (the file is scanned). The secret
+// is `index.key` (32 random bytes, 0600) in evio's home, made on first use; the engine names it
+// (stores.ts). A process that never names one (a library user, a unit test) uses a fixed public
+// key: its indexes are then checked for damage only, as before.
+import { createHmac, hash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../private-files.js';
+
+const KEY_BYTES = 32;
+const UNKEYED = Buffer.from('evio skip index: no per-install key', 'utf8');
+
+let key: Buffer = UNKEYED;
+let keyFile: string | null = null;
+
+/** The key in use (handed to the upkeep thread). */
+export function indexKey(): Buffer {
+  return key;
+}
+
+export function setIndexKey(k: Buffer): void {
+  key = Buffer.from(k);
+}
+
+/** Where the key of evio's home `home` lives. */
+export function indexKeyFileIn(home: string): string {
+  return join(home, 'index.key');
+}
+
+/** Uses the key in `file` (0600), made on first use; loaded once per file per process. */
+export function useIndexKeyFile(file: string): void {
+  if (keyFile === file) return;
+  let k: Buffer | null = null;
+  try {
+    k = readFileSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  if (k === null) {
+    mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
+    const fresh = randomBytes(KEY_BYTES);
+    try {
+      writeFileSync(file, fresh, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+      k = fresh;
+    } catch (err) {
+      // Another process made it first: use theirs.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      k = readFileSync(file);
+    }
+  }
+  if (k.length !== KEY_BYTES) throw new Error(`${file} holds ${k.length} bytes, not ${KEY_BYTES}`);
+  key = k;
+  keyFile = file;
+}
+
+/** The MAC of a segment: its head (JSON, `mac` empty) and its block table. */
+export function segmentMac(headJson: Buffer, table: Uint8Array): string {
+  return createHmac('sha256', key).update('evio-ff-index segment\0').update(headJson).update(table).digest('hex');
+}
+
+/**
+ * The keyed check of column `c`'s slice of block `b` (32 bits: a forger without the key has one
+ * chance in 2^32 per try, and a failed try only makes the block read without the index).
+ * SHA-256 of key, block, column and slice: one call, no HMAC objects (a query checks thousands).
+ */
+export function sliceCheck(slice: Uint8Array, b: number, c: number): number {
+  const pre = Buffer.allocUnsafe(key.length + 8);
+  key.copy(pre, 0);
+  pre.writeUInt32LE(b >>> 0, key.length);
+  pre.writeUInt32LE(c, key.length + 4);
+  return hash('sha256', Buffer.concat([pre, slice]), 'buffer').readUInt32LE(0);
+}
