@@ -39,7 +39,7 @@ export async function exportEvents(engine: Engine, r: ExportRequest): Promise<Ex
   const format = parseExportFormat(r.format);
   const tz = engine.settings.timezone;
   if (r.out) refuseAuditOutput(engine, r.out);
-  const spec = parseStoreName(engine, r.store, process.cwd(), { existing: true });
+  const spec = parseStoreName(engine, r.store, undefined, { existing: true });
   const { query } = parseEventQuery({ ...r.params, ...formatParamsOf(spec) }, tz);
   // Export is for everything: the query's default page size does not apply.
   if (r.params.limit === undefined) query.limit = NO_LIMIT;

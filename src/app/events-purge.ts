@@ -30,7 +30,7 @@ import { ExactTotal } from './exact-number.js';
  * interrupted run means the same thing when the next run finishes it.
  */
 export async function purgeTarget(engine: Engine, storeName: string, filters: Params, olderThan?: string): Promise<{ store: EventStore; params: Params }> {
-  const spec = parseStoreName(engine, storeName, process.cwd(), { existing: true });
+  const spec = parseStoreName(engine, storeName, undefined, { existing: true });
   const params: Params = { ...filters, ...formatParamsOf(spec) };
   if (olderThan !== undefined) {
     let cutoff = Math.floor(Date.now() / 1000) - parseDuration(olderThan);
@@ -92,6 +92,11 @@ export interface PurgeReport {
   /** I/O logs not removed because they are outside the roots, symlinks, or not sessions. */
   refused: number;
   refusedPaths: Array<{ path: string; reason: string }>;
+  /**
+   * Records kept because the I/O log they reference was refused (dry run: that would be kept):
+   * a purge never deletes a record whose I/O log it leaves, so the record still leads to it.
+   */
+  kept: number;
   /** Rows removed from the cached I/O log index. */
   indexRemoved: number;
   /** An interrupted purge of this store that this run finished first (dry run: that it would finish). */
@@ -110,7 +115,7 @@ interface Journal {
 const MAX_LISTED = 100;
 
 function emptyReport(store: string, dryRun: boolean, keepRecords: boolean): PurgeReport {
-  return { store, dryRun, records: 0, recordsKept: keepRecords, sessions: 0, files: 0, directories: 0, bytes: 0, missing: 0, refused: 0, refusedPaths: [], indexRemoved: 0, interrupted: null };
+  return { store, dryRun, records: 0, recordsKept: keepRecords, sessions: 0, files: 0, directories: 0, bytes: 0, missing: 0, refused: 0, refusedPaths: [], kept: 0, indexRemoved: 0, interrupted: null };
 }
 
 function journalPath(engine: Engine, store: EventStore): string {
@@ -133,6 +138,11 @@ async function execute(engine: Engine, opts: PurgeOptions, params: Params, iolog
   const batchSize = opts.batchSize ?? 5000;
   const progress: PurgeProgress = { phase: 'plan', rows: 0, sessions: 0, deleted: 0 };
   const handled = new Set<string>();
+  // I/O logs refused, and the recnums of the records that reference them: those records stay.
+  const refusedIologs = new Set<string>();
+  const kept: number[] = [];
+  // The uniqueids of kept accepts: their finish records (rows of their own with dump=1) stay too.
+  const keptIds = new Set<string>();
   const countedFinishes = new Set<string>();
   const ranges: Array<[number, number]> = [];
   let rangeStart: number | null = null;
@@ -149,22 +159,6 @@ async function execute(engine: Engine, opts: PurgeOptions, params: Params, iolog
 
   for await (const row of store.query(planQuery(filter), qopts)) {
     const rec = row.rec;
-    planned++;
-    // With dump=0 the finish of a deleted accept goes too (once, even if two accepts share it).
-    if (!filter.dump && (rec.etype === 'A' || rec.etype === 'K') && row.exittime !== null) {
-      const id = `${rec.uniqueid}\u0000${row.exittime}`;
-      if (!countedFinishes.has(id)) {
-        countedFinishes.add(id);
-        planned++;
-      }
-    }
-    rangeStart ??= rec.recnum;
-    lastRecnum = rec.recnum;
-    if (++rangeRows >= batchSize) {
-      ranges.push([rangeStart, rec.recnum]);
-      rangeStart = null;
-      rangeRows = 0;
-    }
     progress.rows++;
     if (iologs && rec.etype === 'K' && typeof rec.iolog === 'string' && rec.iolog !== '' && !handled.has(rec.iolog)) {
       handled.add(rec.iolog);
@@ -188,6 +182,7 @@ async function execute(engine: Engine, opts: PurgeOptions, params: Params, iolog
           break;
         case 'refused':
           report.refused++;
+          refusedIologs.add(rec.iolog);
           if (report.refusedPaths.length < MAX_LISTED) report.refusedPaths.push({ path: outcome.path, reason: outcome.reason! });
           break;
         case 'failed':
@@ -196,6 +191,34 @@ async function execute(engine: Engine, opts: PurgeOptions, params: Params, iolog
       }
       progress.sessions = report.sessions;
       opts.onSession?.({ recnum: outcome.recnum, path: outcome.path, action: outcome.action, files: outcome.files, bytes: outcome.bytes, ...(outcome.reason ? { reason: outcome.reason } : {}) });
+    }
+    const refusedK = iologs && rec.etype === 'K' && typeof rec.iolog === 'string' && refusedIologs.has(rec.iolog);
+    if (refusedK || (rec.etype === 'F' && keptIds.has(rec.uniqueid))) {
+      // Kept with its I/O log: the delete ranges go around it.
+      if (refusedK) keptIds.add(rec.uniqueid);
+      kept.push(rec.recnum);
+      report.kept++;
+      if (rangeStart !== null) ranges.push([rangeStart, lastRecnum]);
+      rangeStart = null;
+      rangeRows = 0;
+      if (progress.rows % 1000 === 0) opts.onProgress?.(progress);
+      continue;
+    }
+    planned++;
+    // With dump=0 the finish of a deleted accept goes too (once, even if two accepts share it).
+    if (!filter.dump && (rec.etype === 'A' || rec.etype === 'K') && row.exittime !== null) {
+      const id = `${rec.uniqueid}\u0000${row.exittime}`;
+      if (!countedFinishes.has(id)) {
+        countedFinishes.add(id);
+        planned++;
+      }
+    }
+    rangeStart ??= rec.recnum;
+    lastRecnum = rec.recnum;
+    if (++rangeRows >= batchSize) {
+      ranges.push([rangeStart, rec.recnum]);
+      rangeStart = null;
+      rangeRows = 0;
     }
     if (progress.rows % 1000 === 0) opts.onProgress?.(progress);
   }
@@ -211,12 +234,14 @@ async function execute(engine: Engine, opts: PurgeOptions, params: Params, iolog
   }
   progress.phase = 'records';
   opts.onProgress?.(progress);
-  if (!batchedKinds.has(store.kind) || ranges.length <= 1) {
+  const lastKept = kept.length ? kept[kept.length - 1]! : -1;
+  if (!kept.length && (!batchedKinds.has(store.kind) || ranges.length <= 1)) {
     report.records = (await store.delete(filter, qopts)).deleted;
   } else {
+    // Records kept for their refused I/O logs lie between the ranges: every store deletes range by range then.
     for (let i = 0; i < ranges.length; i++) {
       const [lo, hi] = ranges[i]!;
-      const last = i === ranges.length - 1;
+      const last = i === ranges.length - 1 && lo > lastKept;
       const part: EventFilter = {
         ...filter,
         recnumMin: Math.max(filter.recnumMin ?? lo, lo),

@@ -43,7 +43,7 @@ function chooseStore(engine: Engine, params: Params, opts: CallOptions): { param
   for (const k of ['format', 'file', 'dsn']) {
     if (params[k] !== undefined) throw evioError('CLI_USAGE', `--${k} cannot be given with a store name (${opts.store}): the name says where the records are`);
   }
-  const spec = parseStoreName(engine, opts.store, process.cwd(), { existing: true });
+  const spec = parseStoreName(engine, opts.store, undefined, { existing: true });
   return { params: { ...params, ...formatParamsOf(spec) }, spec };
 }
 
@@ -173,7 +173,7 @@ export interface CopyRequest {
 
 /** `evio events copy`, `evio demo`: every record of one store into another; re-runs add nothing. */
 export async function copyEvents(engine: Engine, r: CopyRequest): Promise<CopyProgress & { from: string; to: string }> {
-  const src = await openStore(engine, parseStoreName(engine, r.from, process.cwd(), { existing: true }));
+  const src = await openStore(engine, parseStoreName(engine, r.from, undefined, { existing: true }));
   const to = parseStoreName(engine, r.to);
   refuseAuditLogWrite(engine, to);
   const dst = await openStore(engine, to);

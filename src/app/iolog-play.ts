@@ -25,6 +25,8 @@ export interface PlayOptions {
   follow?: boolean;
   /** Read the session as recorded, not through the redaction rules (CLI --unredacted). */
   unredacted?: boolean;
+  /** Receives the session's damage warnings (each once) as the chunks read meet them. */
+  warnings?: string[];
 }
 
 /** How often a followed session is looked at again once all of it was played, ms. */
@@ -87,6 +89,7 @@ export async function* playFrames(engine: Engine, file: string, start: number, s
   for (;;) {
     const params: Params = { file, start: String(pos), len: String(256 * 1024) };
     const c = await iologChunk(engine, params, signal, { unredacted: options.unredacted === true });
+    for (const w of c.warnings) if (options.warnings && !options.warnings.includes(w)) options.warnings.push(w);
     let time: number | null = null;
     let p = c.start;
     for (const item of c.items) {

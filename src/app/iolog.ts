@@ -430,7 +430,7 @@ export async function iologCommands(engine: Engine, params: Params, signal?: Abo
  * call leaves no empty output file behind. Output events pass the terminal filter (a player
  * writes them to a terminal) unless `raw=1`.
  */
-export async function iologExport(engine: Engine, params: Params, open: () => Writable, signal?: AbortSignal, access: IologAccess = {}): Promise<Writable> {
+export async function iologExport(engine: Engine, params: Params, open: () => Writable, signal?: AbortSignal, access: IologAccess = {}, warnings?: string[]): Promise<Writable> {
   const format = single(params, 'format');
   if (format !== 'asciicast' && format !== 'text') throw evioError('IOLOG_BAD_EXPORT_FORMAT', `format ${String(format ?? '(missing)')}: use asciicast or text`);
   const file = required(params, 'file');
@@ -447,5 +447,7 @@ export async function iologExport(engine: Engine, params: Params, open: () => Wr
   const { exportAsciicast } = await import('../iolog/export-asciicast.js');
   const out = open();
   await exportAsciicast(session, out, signal, { raw });
+  // A damaged session is exported as far as it reads; `warnings` receives why it stops short.
+  warnings?.push(...session.warnings);
   return out;
 }

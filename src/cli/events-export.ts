@@ -7,8 +7,10 @@ import { parseFlags, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliIo } from './io.js';
 import { cutNotice, nextPageCommand } from './next-page.js';
 
-export const EXPORT_HELP = `Usage: evio events export STORE [--PARAM VALUE ...] [--format ndjson|csv|json|ecs|ocsf|cef] [--out FILE]
+export const EXPORT_HELP = `Usage: evio events export [STORE] [--PARAM VALUE ...] [--format ndjson|csv|json|ecs|ocsf|cef] [--out FILE]
 
+Without STORE the configured event log (eventlog) is read; a relative ff:PATH or db:PATH is
+taken from the first event-log folder (eventlogdirs).
 Writes every record the filters match (the parameters of the REST query: --from, --to,
 --submituser, --etype, --dump 1, --verbose 1, ...). No limit applies unless --limit is given;
 when --limit N cuts the export, stderr says that more records match and gives the command
@@ -19,7 +21,8 @@ asked for); 1 on an error, 2 on a usage error.
   --format csv      RFC 4180 with a header row; verbose=0 columns are the query fields,
                     --verbose 1 adds the stored fields and an "extra" JSON column
   --format json     one JSON array
-  --out FILE        write FILE (through a temporary file renamed at the end); default stdout
+  --out FILE        write FILE, created 0600 (through a temporary file renamed at the end);
+                    default stdout
 
 Examples:
   evio events export ff:evio-data/events.ndjson --from 2026/01/01 --to 2026/01/31 --format csv --out jan.csv
@@ -28,8 +31,8 @@ Examples:
 export async function runEventsExport(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, EXPORT_HELP, io.out)) return 0;
   const f = parseFlags(argv, restFlags('events export', EVENT_QUERY_PARAM_NAMES, { values: ['out', 'format'], short: { o: 'out' } }));
-  const name = f.positionals[0];
-  if (!name) throw usageError(`events export needs a STORE\n\n${EXPORT_HELP}`);
+  // No STORE: the configured event log.
+  const name = f.positionals[0] ?? `ff:${io.settings().eventlog}`;
   const { format, out, ...filters } = f.flags;
   if (Array.isArray(format) || Array.isArray(out)) throw usageError('--format and --out are given once');
   const started = Date.now();

@@ -9,13 +9,17 @@ import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import { progress, progressDone, usageError, type CliIo } from './io.js';
 import { noteOutcome } from './audit.js';
 
-export const PURGE_HELP = `Usage: evio events purge STORE [--PARAM VALUE ...] [--older-than AGE] [--iologs] [--dry-run] [--yes]
+export const PURGE_HELP = `Usage: evio events purge [STORE] [--PARAM VALUE ...] [--older-than AGE] [--iologs] [--dry-run] [--yes]
 
 Deletes the records the filters match (the parameters of DELETE /REST/v2.0/events: --to,
 --submituser, --etype, ..., --all 1 for everything) and, with --iologs, the I/O log sessions
 their K records reference — only inside the configured I/O log roots (a path outside them, or
 a symlink, is reported and left), and removes them from the cached I/O log index. I/O logs go
 first, then records; an interrupted purge is finished by the next purge of the same store.
+A record whose I/O log is refused is kept (with the I/O log): it is reported, never deleted.
+Without STORE the configured event log (eventlog) is purged; a relative ff:PATH or db:PATH is
+taken from the first event-log folder (eventlogdirs). Standard output holds only the JSON report;
+the lines for people (sessions listed, the summary) go to standard error.
 
   --older-than AGE  records created before now minus AGE (90d, 12h, 2w; s m h d w)
   --iologs          also remove the referenced I/O logs
@@ -33,7 +37,7 @@ export function purgeSummary(r: PurgeReport): string {
   let s = r.recordsKept ? `records kept (flat file)` : `${verb} ${r.records} records`;
   s += `; ${r.dryRun ? 'would remove' : 'removed'} ${r.sessions} I/O logs (${r.files} files, ${formatBytes(Number(r.bytes))}${r.dryRun ? '' : ' freed'})`;
   if (r.missing) s += `; ${r.missing} referenced I/O logs were already gone`;
-  if (r.refused) s += `; ${r.refused} refused (outside the roots, symlinks or not sessions)`;
+  if (r.refused) s += `; ${r.refused} refused (outside the roots, symlinks or not sessions)${r.kept ? `, ${r.kept} records referencing them ${r.dryRun ? 'would be' : 'were'} kept` : ''}`;
   if (r.interrupted) s = `${r.dryRun ? 'an interrupted purge started' : 'finished an interrupted purge started'} ${r.interrupted.startedAt}${r.interrupted.report ? ` (${r.interrupted.report.records} records, ${r.interrupted.report.sessions} I/O logs)` : ' would be finished first'}\n${s}`;
   return `${s} in ${r.store}`;
 }
@@ -63,8 +67,8 @@ async function confirm(io: CliIo, question: string): Promise<boolean> {
 export async function runEventsPurge(argv: string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv, PURGE_HELP, io.out)) return 0;
   const f = parseFlags(argv, restFlags('events purge', EVENT_DELETE_PARAM_NAMES, { values: ['older-than', 'batch'], switches: ['iologs', 'dry-run', 'yes', 'list'] }));
-  const name = f.positionals[0];
-  if (!name) throw usageError(`events purge needs a STORE\n\n${PURGE_HELP}`);
+  // No STORE: the configured event log.
+  const name = f.positionals[0] ?? `ff:${io.settings().eventlog}`;
   const engine = io.engine();
   const { 'older-than': _age, batch: _batch, ...filters } = f.flags;
   const { store, params } = await purgeTarget(engine, name, filters, strFlag(f, 'older-than'));
@@ -79,7 +83,8 @@ export async function runEventsPurge(argv: string[], io: CliIo): Promise<number>
     batchSize: Math.max(1, intFlag(f, 'batch', 5000)),
     signal: io.signal,
     onProgress: (p) => progress(io, p.phase === 'plan' ? `read ${p.rows} matching records, ${p.sessions} I/O logs` : `deleted ${p.deleted} records`),
-    onSession: list ? (s) => io.out.write(`${sessionLine(s)}\n`) : undefined,
+    // Human lines on stderr: stdout is the JSON report alone, for a cron job to keep or parse.
+    onSession: list ? (s) => io.err.write(`${sessionLine(s)}\n`) : undefined,
   };
   if (!dryRun && !f.bools.has('yes')) {
     if (!process.stdin.isTTY || !io.err.isTTY) {

@@ -14,7 +14,7 @@ import { noteOutcome } from './audit.js';
 
 const HELP = `Usage: evio events SUBCOMMAND ...
 
-  query  STORE [--PARAM VALUE ...]   print matching records as NDJSON (PARAMs as in the REST call)
+  query  [STORE] [--PARAM VALUE ...] print matching records as NDJSON (PARAMs as in the REST call)
   append STORE [FILE]                append NDJSON records (from FILE or stdin); recnums are assigned
   copy   --from STORE --to STORE     copy every record, preserving recnum, uniqueid and finish links
   delete STORE [--PARAM VALUE ...]   delete matching records (filters as in the REST call; --all 1 for all)
@@ -26,7 +26,10 @@ const HELP = `Usage: evio events SUBCOMMAND ...
   (each has --help)
 
 STORE is ff:PATH (NDJSON flat file), db:PATH (SQLite) or a database named in the settings,
-pg:NAME|URL (PostgreSQL), odbc:DSN.
+pg:NAME|URL (PostgreSQL), odbc:DSN. A relative PATH is taken from the first of the settings'
+event-log folders (eventlogdirs), not from the working directory, so cron jobs name the same
+files; an error names the path it resolved to. query, export and purge without STORE read the
+configured event log (eventlog).
 
 Examples:
   evio events query ff:evio-data/events.ndjson --submituser 'alice*' --etype K --limit 5
@@ -36,9 +39,11 @@ Examples:
 
 /** Each subcommand's own help (`evio events query --help`). */
 const SUB_HELP: Readonly<Record<string, string>> = {
-  query: `Usage: evio events query STORE [--PARAM VALUE ...]
+  query: `Usage: evio events query [STORE] [--PARAM VALUE ...]
 
-Prints the matching records as NDJSON, one per line. PARAMs are the parameters of
+Prints the matching records as NDJSON, one per line. Without STORE the configured event log
+(eventlog) is read; a relative ff:PATH or db:PATH is taken from the first event-log folder
+(eventlogdirs), not the working directory. PARAMs are the parameters of
 GET /REST/v2.0/events: --etype, --from, --to, --exittime_from, --exittime_to, --uniqueid,
 --submituser, --submithost, --runuser, --runhost, --runcommand, --exitstatus (wildcards),
 --start, --end, --offset, --limit N (-n N), --order, --orderdirection, and the switches
@@ -125,8 +130,8 @@ export const eventsCommand: CliCommand = {
     switch (sub) {
       case 'query': {
         const f = parseFlags(rest, restFlags('events query', EVENT_QUERY_PARAM_NAMES));
-        const name = f.positionals[0];
-        if (!name) throw usageError('events query needs a STORE');
+        // No STORE: the configured event log (what cron jobs mean), as export and purge.
+        const name = f.positionals[0] ?? `ff:${engine.settings.eventlog}`;
         // A batch command means every match: no page size unless --limit is given.
         const { store, events, page } = await queryEvents(engine, f.flags, { signal: io.signal, store: name, everything: true });
         let n = 0;

@@ -24,6 +24,8 @@ import { iologEvents } from '../app/session-events.js';
 import { parseFlags, wantsHelp } from './flags.js';
 import { evioError } from '../errors.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
+import { reportDamage, takeAllowDamaged } from './damage.js';
+import { PRIVATE_FILE_MODE } from '../private-files.js';
 
 interface Sub {
   usage: string;
@@ -33,7 +35,8 @@ interface Sub {
   /** Flags that may be given more than once (each an alternative). */
   repeatable?: readonly string[];
   positionals: readonly string[];
-  run(args: Params, io: CliIo): Promise<number>;
+  /** `allow`: --allow-damaged was given (a damaged session exits 0; cli/damage.ts). */
+  run(args: Params, io: CliIo, allow: boolean): Promise<number>;
 }
 
 async function write(out: Writable, text: string): Promise<void> {
@@ -55,9 +58,10 @@ const SUBS: Record<string, Sub> = {
     flags: ['start', 'at', 'len'],
     bools: ['unredacted'],
     positionals: ['file'],
-    async run(a, io) {
+    async run(a, io, allow) {
       const c = await iologChunk(io.engine(), a, io.signal, { unredacted: a.unredacted === '1' });
-      return printJson(io, { file: c.file, bytes: c.bytes, ...(c.at !== undefined ? { at: c.at } : {}), start: c.start, len: c.len, log: c.items, ...(c.warnings.length ? { warnings: c.warnings } : {}) });
+      printJson(io, { file: c.file, bytes: c.bytes, ...(c.at !== undefined ? { at: c.at } : {}), start: c.start, len: c.len, log: c.items, ...(c.warnings.length ? { warnings: c.warnings } : {}) });
+      return reportDamage(io, 'chunk', c.warnings, allow);
     },
   },
   variables: {
@@ -104,7 +108,7 @@ const SUBS: Record<string, Sub> = {
     flags: [],
     bools: ['detail', 'unredacted'],
     positionals: ['file', 'query'],
-    async run(a, io) {
+    async run(a, io, allow) {
       const run = await iologSearch(io.engine(), a, io.signal, { unredacted: a.unredacted === '1' });
       const answer = new SearchAnswer();
       await write(io.out, '{"iologs":[');
@@ -113,7 +117,7 @@ const SUBS: Record<string, Sub> = {
       let tail = ']';
       for (const [k, v] of Object.entries({ ...answer.tail(run.detail), status: 0 })) tail += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
       await write(io.out, `${tail}}\n`);
-      return 0;
+      return reportDamage(io, 'search', answer.warnings, allow);
     },
   },
   commands: {
@@ -125,7 +129,7 @@ const SUBS: Record<string, Sub> = {
     flags: [],
     bools: ['unredacted'],
     positionals: ['file'],
-    async run(a, io) {
+    async run(a, io, allow) {
       const c = await iologCommands(io.engine(), a, io.signal, { unredacted: a.unredacted === '1' });
       let buf = '';
       for (const e of c.log) {
@@ -137,7 +141,7 @@ const SUBS: Record<string, Sub> = {
       }
       const last = { file: c.file, commands: c.log.length, ...(c.exit ? { exit: c.exit } : {}), ...(c.truncated ? { truncated: true } : {}), ...(c.warnings.length ? { warnings: c.warnings } : {}), status: 0 };
       await write(io.out, `${buf}${JSON.stringify(last)}\n`);
-      return 0;
+      return reportDamage(io, 'commands', c.warnings, allow);
     },
   },
   list: {
@@ -190,15 +194,16 @@ const SUBS: Record<string, Sub> = {
     flags: ['format', 'out'],
     bools: ['raw', 'unredacted'],
     positionals: ['file'],
-    async run(a, io) {
+    async run(a, io, allow) {
       const outPath = typeof a.out === 'string' ? a.out : undefined;
       if (outPath) refuseAuditOutput(io.engine(), outPath);
-      const out = await iologExport(io.engine(), a, (): Writable => (outPath ? createWriteStream(outPath) : io.out), io.signal, { unredacted: a.unredacted === '1' });
+      const warnings: string[] = [];
+      const out = await iologExport(io.engine(), a, (): Writable => (outPath ? createWriteStream(outPath, { mode: PRIVATE_FILE_MODE }) : io.out), io.signal, { unredacted: a.unredacted === '1' }, warnings);
       if (outPath) {
         out.end();
         await once(out, 'finish');
       }
-      return 0;
+      return reportDamage(io, 'export', warnings, allow);
     },
   },
 };
@@ -231,6 +236,9 @@ ${Object.entries(SUBS)
   evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS] [--raw]
 
 -d ROOT (or --dir ROOT), anywhere: ROOT is this command's only I/O log root, as sudoreplay -d.
+A damaged session (corrupt stream file, timing cut short, unreadable log.json) is read as far
+as it can be: each warning is a line on standard error and the exit status is 1, as
+sudoreplay's; --allow-damaged, anywhere, exits 0 then.
 Run evio iolog COMMAND --help for details.
 
 Example:
@@ -293,8 +301,10 @@ export const iologCommand: CliCommand = {
   name: 'iolog',
   summary: 'I/O logs: chunk, variables, events, ls, search, commands, list, index, export, replay, screen, play',
   async run(argvIn, io) {
-    const taken = takeRootFlag(argvIn);
+    const damaged = takeAllowDamaged(argvIn);
+    const taken = takeRootFlag(damaged.argv);
     if (taken.dir !== undefined) useRoot(io, taken.dir);
+    const allow = damaged.allow;
     const [name, ...rest] = taken.argv;
     if (!name || name === '--help' || name === '-h' || name === 'help') {
       io.out.write(GROUP_HELP);
@@ -302,12 +312,12 @@ export const iologCommand: CliCommand = {
     }
     // replay and screen compose the session reader with src/replay; they parse their own flags.
     // Loaded when run: the player and the replay printers are not every iolog command's cost.
-    if (name === 'replay') return (await import('./replay.js')).runReplay(rest, io);
-    if (name === 'screen') return (await import('./replay.js')).runScreen(rest, io);
-    if (name === 'play') return (await import('./play.js')).runPlay(rest, io);
+    if (name === 'replay') return (await import('./replay.js')).runReplay(rest, io, allow);
+    if (name === 'screen') return (await import('./replay.js')).runScreen(rest, io, allow);
+    if (name === 'play') return (await import('./play.js')).runPlay(rest, io, allow);
     const sub = SUBS[name];
     if (!sub) throw usageError(`unknown iolog command "${name}" (use ${Object.keys(SUBS).join(', ')})`);
     if (wantsHelp(rest, subHelp(name), io.out)) return 0;
-    return sub.run(toParams(name, sub, rest), io);
+    return sub.run(toParams(name, sub, rest), io, allow);
   },
 };

@@ -7,6 +7,7 @@
 // . n, q), read so that the terminal's own answers are never taken for keys; pending input is
 // read and dropped before the terminal is restored on every way out (end, q, Ctrl-C, SIGTERM, an
 // error). Without a terminal it plays without keys.
+import { reportDamage } from './damage.js';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { KeyInput, playCommands, playFrames, playStart, type PlayCommand } from '../app/iolog-play.js';
@@ -175,7 +176,7 @@ async function playHeader(io: CliIo, engine: ReturnType<CliIo['engine']>, file: 
   }
 }
 
-export async function runPlay(argv: string[], io: CliIo): Promise<number> {
+export async function runPlay(argv: string[], io: CliIo, allow = false): Promise<number> {
   if (wantsHelp(argv, PLAY_HELP, io.out)) return 0;
   const f = parseFlags(argv, { command: 'iolog play', values: ['speed', 'at', 'idle-limit'], switches: ['raw', 'follow', 'unredacted'], positionals: 1 });
   if (f.positionals.length !== 1) throw usageError('give exactly one FILE (evio iolog play FILE)');
@@ -185,7 +186,8 @@ export async function runPlay(argv: string[], io: CliIo): Promise<number> {
   if (!(speed >= MIN_SPEED && speed <= MAX_SPEED)) throw evioError('IOLOG_PLAY_BAD_SPEED', `--speed "${String(speedText).slice(0, 20)}": give a number from 0.0625 to 64`);
   const idleMs = decimal(strFlag(f, 'idle-limit'), 'idle-limit', 2) * 1000;
   const at = strFlag(f, 'at');
-  const options = { raw: f.bools.has('raw'), follow: f.bools.has('follow'), unredacted: f.bools.has('unredacted') };
+  const warnings: string[] = [];
+  const options = { raw: f.bools.has('raw'), follow: f.bools.has('follow'), unredacted: f.bools.has('unredacted'), warnings };
   const engine = io.engine();
   // Stopped by SIGINT/SIGTERM or by the q key (a followed session may wait for ever otherwise).
   const stopping = new AbortController();
@@ -233,7 +235,7 @@ export async function runPlay(argv: string[], io: CliIo): Promise<number> {
         if (frame.bytes.length) await write(io.out, frame.bytes);
         now += frame.gapMs / 1000;
       }
-      if (!jumped) return 0;
+      if (!jumped) return reportDamage(io, 'play', warnings, allow);
     }
   } finally {
     io.signal.removeEventListener('abort', stop);

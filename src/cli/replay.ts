@@ -5,6 +5,7 @@ import type { Writable } from 'node:stream';
 import { iologReplay, iologScreen } from '../app/iolog.js';
 import { intFlag, parseFlags, strFlag, wantsHelp } from './flags.js';
 import { usageError, type CliIo } from './io.js';
+import { reportDamage } from './damage.js';
 
 export const REPLAY_HELP = `Usage: evio iolog replay FILE [--term T] [--start N] [--len N] [--unredacted]
 
@@ -45,7 +46,7 @@ function onePositional(positionals: string[], usage: string): string {
   return positionals[0]!;
 }
 
-export async function runReplay(argv: string[], io: CliIo): Promise<number> {
+export async function runReplay(argv: string[], io: CliIo, allow = false): Promise<number> {
   if (wantsHelp(argv, REPLAY_HELP, io.out)) return 0;
   const f = parseFlags(argv, { command: 'iolog replay', values: ['term', 'start', 'len'], switches: ['unredacted'], positionals: 1 });
   const file = onePositional(f.positionals, 'evio iolog replay FILE');
@@ -67,10 +68,10 @@ export async function runReplay(argv: string[], io: CliIo): Promise<number> {
   }
   const warnings = run.warnings.length ? `,"warnings":${JSON.stringify(run.warnings)}` : '';
   await write(io.out, `${buf}]${warnings},"status":0}\n`);
-  return 0;
+  return reportDamage(io, 'replay', run.warnings, allow);
 }
 
-export async function runScreen(argv: string[], io: CliIo): Promise<number> {
+export async function runScreen(argv: string[], io: CliIo, allow = false): Promise<number> {
   if (wantsHelp(argv, SCREEN_HELP, io.out)) return 0;
   const f = parseFlags(argv, { command: 'iolog screen', values: ['at', 'cellrows'], switches: ['json', 'cells', 'unredacted'], positionals: 1 });
   const file = onePositional(f.positionals, 'evio iolog screen FILE');
@@ -80,10 +81,10 @@ export async function runScreen(argv: string[], io: CliIo): Promise<number> {
   if (f.bools.has('json')) {
     const { warnings, ...body } = screen;
     await write(io.out, `${JSON.stringify({ ...body, ...(warnings.length ? { warnings } : {}), status: 0 })}\n`);
-    return 0;
+    return reportDamage(io, 'screen', warnings, allow);
   }
   const lines = [...screen.lines];
   while (lines.length && lines[lines.length - 1]!.trim() === '') lines.pop();
   await write(io.out, lines.map((r) => `${r}\n`).join(''));
-  return 0;
+  return reportDamage(io, 'screen', screen.warnings, allow);
 }

@@ -19,7 +19,8 @@ const HELP = `Usage: evio serve [--host HOST] [--port PORT] [--allow-insecure]
 Runs the REST service (docs/service.md). Settings come from --config/EVIO_CONFIG; with none, the
 data folder ($EVIO_HOME, else ./evio-data) is used on 127.0.0.1:24351. On first start a keystore
 with an app "admin" is created, its key written to a 0600 file beside the keystore (the path is
-printed, not the key), and a signed example call is printed. On SIGTERM calls in flight finish
+printed, not the key), and example calls are printed (a signed curl URL only on a terminal:
+never into a journal or log file). On SIGTERM calls in flight finish
 (at most shutdownTimeoutMs) before it exits.
 
   --host HOST        listen address (default: the settings' host, 127.0.0.1)
@@ -32,18 +33,20 @@ Example:
 const EXAMPLE_PATH = '/REST/v2.0/events/destinations';
 
 /** The example calls: `evio rest` first (it signs when run), then curl with a signature made now. */
-export function exampleCalls(opts: { url: string; appid: string; key: string; keystore: string; skewSeconds: number; prefix: string }): string {
+export function exampleCalls(opts: { url: string; appid: string; key: string; keystore: string; skewSeconds: number; prefix: string; terminal: boolean }): string {
   // A wildcard listen address is reached through loopback.
   const url = opts.url.replace('://0.0.0.0:', '://127.0.0.1:').replace('://[::]:', '://[::1]:');
   const path = `${opts.prefix}${EXAMPLE_PATH}`;
   const insecure = url.startsWith('https:') ? ' --insecure' : '';
   // The key itself is never printed: the output of a service is kept in its journal.
   const keyArg = `--keystore ${shellQuote(opts.keystore)}`;
+  const lines = ['Try it (evio rest signs the call when it runs):', `  evio rest --url ${url} --appid ${opts.appid} ${keyArg}${insecure} GET ${path}`, ''];
+  // A signed URL is a credential until it expires: it is printed only on a terminal, never into
+  // the journal or file a service's output goes to.
+  if (!opts.terminal) return [...lines, 'A signed curl example is printed only when the output is a terminal (a signed URL in a log could be used by whoever reads it).', ''].join('\n');
   const signed = signedUrl({ url, appid: opts.appid, key: opts.key, method: 'GET', path });
   return [
-    'Try it (evio rest signs the call when it runs):',
-    `  evio rest --url ${url} --appid ${opts.appid} ${keyArg}${insecure} GET ${path}`,
-    '',
+    ...lines,
     `Or with curl: this signature was made now, expires after ${opts.skewSeconds} s and works once (replays are refused):`,
     `  curl${insecure ? ' -k' : ''} ${shellQuote(signed.href)}`,
     '',
@@ -111,7 +114,7 @@ export const serveCommand: CliCommand = {
     const keyFile = first.created?.keyFile ?? (app ? join(dirname(s.keystore), `${app.appid}.key`) : null);
     io.out.write(consoleLine(server.url, s.prefix, app?.appid ?? null, keyFile && existsSync(keyFile) ? keyFile : null));
     if (app) {
-      io.out.write(exampleCalls({ url: server.url, appid: app.appid, key: app.key, keystore: s.keystore, skewSeconds: s.authSkewSeconds, prefix: s.prefix }));
+      io.out.write(exampleCalls({ url: server.url, appid: app.appid, key: app.key, keystore: s.keystore, skewSeconds: s.authSkewSeconds, prefix: s.prefix, terminal: io.out.isTTY === true }));
     } else {
       io.out.write(`The keystore has no apps: add one with evio keys add APPID\n`);
     }

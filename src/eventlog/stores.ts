@@ -72,15 +72,26 @@ function checkSqliteHeader(head: Buffer, read: number, asked: string): void {
 }
 
 /** `ff:PATH`, `db:PATH` (SQLite), `db:NAME`/`pg:NAME` (a configured database), `pg:URL`, `odbc:DSN`. */
-export function parseStoreName(engine: Engine, name: string, cwd = process.cwd(), opts: { existing?: boolean } = {}): StoreSpec {
+export function parseStoreName(engine: Engine, name: string, cwd = storeBase(engine), opts: { existing?: boolean } = {}): StoreSpec {
   const spec = storeByName(engine, name, cwd);
   if (!opts.existing) return spec;
   // A read or a delete: the store must exist already; nothing is created for it.
-  if (spec.kind === 'sqlite') return existingSqlite(spec.path, name);
+  // An error names the path a relative name resolved to (against storeBase, not the working directory).
+  const shown = 'path' in spec && spec.path !== name.slice(3) ? `${name} (resolved as ${spec.path})` : name;
+  if (spec.kind === 'sqlite') return existingSqlite(spec.path, shown);
   if (spec.kind === 'ff' && !existsSync(spec.path)) {
-    throw evioError('STORE_NOT_FOUND', `event log ${name} does not exist; reads and deletes never create one (evio events append, copy or import does)`);
+    throw evioError('STORE_NOT_FOUND', `event log ${shown} does not exist; reads and deletes never create one (evio events append, copy or import does)`);
   }
   return spec;
+}
+
+/**
+ * Where a relative ff:PATH or db:PATH is taken from: the first of the settings' event-log
+ * folders (eventlogdirs), so that a command run from cron, whatever its working directory,
+ * names the same file as one run by hand.
+ */
+export function storeBase(engine: Engine): string {
+  return engine.settings.eventlogdirs[0] ?? process.cwd();
 }
 
 function storeByName(engine: Engine, name: string, cwd: string): StoreSpec {

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { dirname } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Engine } from '../engine.js';
 import { evioError, toEvioError, type EvioError } from '../errors.js';
 import { runningDestinations, type DestinationLag } from '../app/event-destinations.js';
@@ -70,6 +70,8 @@ function sendError(reply: FastifyReply, e: EvioError): FastifyReply {
 /** The metrics of one server: a registry of its own, so several servers in a process never clash. */
 function buildMetrics(engine: Engine): { registry: Registry; requests: Counter<string>; latency: Histogram<string>; authFailures: Counter<string> } {
   const registry = new Registry();
+  // The process metrics too (CPU, memory, heap, event-loop lag, open descriptors, GC): prom-client's default collectors.
+  collectDefaultMetrics({ register: registry });
   const requests = new Counter({ name: 'evio_http_requests_total', help: 'HTTP requests answered, by method, route and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
   const latency = new Histogram({
     name: 'evio_http_request_duration_seconds',

@@ -95,6 +95,8 @@ export function parseLegacyLog(bytes: Uint8Array): Variables | null {
 export interface LoadedVariables {
   source: 'log.json' | 'log';
   variables: Variables;
+  /** Why log.json was not used although it exists (read from the legacy log instead). */
+  problem?: string;
 }
 
 /** log.json if it parses, else `log`; throws IOLOG_BAD_INFO when neither does. */
@@ -109,7 +111,7 @@ export async function readSudoVariables(dir: string): Promise<LoadedVariables> {
   const legacy = await readSmallFile(join(dir, 'log'));
   if (legacy) {
     const v = parseLegacyLog(legacy);
-    if (v) return { source: 'log', variables: v };
+    if (v) return { source: 'log', variables: v, ...(json ? { problem: jsonProblem } : {}) };
   }
   throw evioError('IOLOG_BAD_INFO', `${dir}: ${jsonProblem} and ${legacy ? 'log is not valid' : 'no log file'}`);
 }

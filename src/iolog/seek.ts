@@ -263,6 +263,9 @@ export async function seekScreen(roots: readonly string[], seekFile: string, r: 
     }
   }
   const whole = row ? { bytes: row.bytes, endMs: row.endMs } : await totals(session, signal);
+  // With the index, no pass reads the timing to its end: one over the timing alone checks a
+  // finished session's timing against its stream files (IOLOG_TIMING_SHORT: cut short).
+  if (row && (await session.complete())) await session.scan(signal);
   const p = await position(session, db, info, r.atMs, true, signal);
   const screen = p.screen!;
   screen.end();

@@ -1,11 +1,13 @@
 // A sudo I/O log session directory: `timing` drives the replay, each I/O record takes its
 // byte count from its stream file's cursor (missing or 0-byte files are empty streams). A
 // timing line that cannot be parsed ends the readable part, as in sudoreplay; the last line
-// without `\n` is held back (still being written).
+// without `\n` is held back (still being written). A finished session (its timing read-only)
+// whose timing ends before its stream files do, or ends inside a line, was cut short: a full
+// pass warns IOLOG_TIMING_SHORT (the session is read up to the cut, as sudoreplay would).
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ERRORS } from '../errors.js';
-import { decodedChunks } from './decoded-file.js';
+import { decodedChunks, isGzip, openNoFollow } from './decoded-file.js';
 import { MAX_PIECE, TIMING_LINE_MAX } from './limits.js';
 import { readSudoVariables, sudoInfo, type SessionInfo, type Variables } from './log-info.js';
 import { checkAborted, onceWarner, startPoint, type EventOptions, type IologSession, type ScanResult, type SessionEvent } from './session.js';
@@ -23,7 +25,10 @@ export class SudoSession implements IologSession {
   constructor(readonly path: string) {}
 
   variables(): Promise<Variables> {
-    this.vars ??= readSudoVariables(this.path).then((l) => l.variables);
+    this.vars ??= readSudoVariables(this.path).then((l) => {
+      if (l.problem) this.warn('log.json', `${ERRORS.IOLOG_BAD_LOG_JSON.code} ${join(this.path, 'log.json')}: ${l.problem}; the legacy log file was read instead (fewer variables)`);
+      return l.variables;
+    });
     return this.vars;
   }
 
@@ -45,11 +50,15 @@ export class SudoSession implements IologSession {
    * resumes after a record (decoded timing offset and type-6 state); `at` receives, while a
    * record is being handled, the timing offset after it and the type-6 state in force.
    */
-  private async *records(signal: AbortSignal | undefined, maxRecords = Infinity, from?: { timing: number; adjust: number }, at?: { end: number; adjust: number }): AsyncGenerator<TimingRecord> {
+  private async *records(signal: AbortSignal | undefined, maxRecords = Infinity, from?: { timing: number; adjust: number }, at?: { end: number; adjust: number; exhausted?: boolean }): AsyncGenerator<TimingRecord> {
     const file = join(this.path, 'timing');
     // A complete session's gzip timing must end with its trailer: one cut short warns, as a short stream file does.
     const complete = await this.complete();
-    const decoded = await decodedChunks(file, (msg) => this.warn('timing-gzip', `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${msg}`), from?.timing ?? 0, complete);
+    let gzipDamaged = false;
+    const decoded = await decodedChunks(file, (msg) => {
+      gzipDamaged = true;
+      this.warn('timing-gzip', `${ERRORS.IOLOG_CORRUPT_STREAM.code} ${msg}`);
+    }, from?.timing ?? 0, complete);
     if (!decoded) return;
     const parser = new TimingParser();
     if (from) parser.adjust = from.adjust;
@@ -66,7 +75,14 @@ export class SudoSession implements IologSession {
       while (!stop) {
         checkAborted(signal);
         const r = await it.next();
-        if (r.done) break;
+        if (r.done) {
+          // (A timing whose gzip data is cut or damaged has said so: 1411 covers the rest.)
+          if (complete && !gzipDamaged && splitter.hasPartial) {
+            this.warn('timing-cut', `${ERRORS.IOLOG_TIMING_SHORT.code} ${file}: its last line is cut off (no newline) though the session is finished; the session is read up to it`);
+          }
+          if (at) at.exhausted = complete && !gzipDamaged;
+          break;
+        }
         batch.length = 0;
         ends.length = 0;
         adjusts.length = 0;
@@ -108,9 +124,14 @@ export class SudoSession implements IologSession {
     let records = 0;
     let sec = 0;
     let nsec = 0;
-    for await (const rec of this.records(signal)) {
+    const used = [0, 0, 0, 0, 0];
+    const at: { end: number; adjust: number; exhausted?: boolean } = { end: 0, adjust: 0 };
+    for await (const rec of this.records(signal, Infinity, undefined, at)) {
       records++;
-      if (rec.type === 'io') bytes += rec.nbytes;
+      if (rec.type === 'io') {
+        bytes += rec.nbytes;
+        used[STREAM_NAMES.indexOf(rec.stream)]! += rec.nbytes;
+      }
       // As events() adds the delays.
       sec += rec.sec;
       nsec += rec.nsec;
@@ -119,7 +140,56 @@ export class SudoSession implements IologSession {
         nsec %= 1_000_000_000;
       }
     }
+    if (at.exhausted) await this.checkStreamSizes(used);
     return { bytes, records, sec, nsec };
+  }
+
+  /**
+   * The cheap form of checkStreamsEnd for a scan (no stream is inflated): a plain stream file
+   * larger than the timing's byte count, or a gzip one whose trailer (ISIZE, the decoded length
+   * mod 2^32) says so, means the timing of this finished session was cut short.
+   */
+  private async checkStreamSizes(used: readonly number[]): Promise<void> {
+    const left: string[] = [];
+    for (let i = 0; i < STREAM_NAMES.length; i++) {
+      const fh = await openNoFollow(join(this.path, STREAM_NAMES[i]!));
+      if (!fh) continue;
+      try {
+        const size = (await fh.stat()).size;
+        let decoded = size;
+        if (await isGzip(fh)) {
+          if (size < 18 || used[i]! >= 2 ** 32) continue;
+          const tail = Buffer.alloc(4);
+          await fh.read(tail, 0, 4, size - 4);
+          decoded = tail.readUInt32LE(0);
+          // A gzip file cut short (no trailer: a short stream, reported as such when read) ends in
+          // deflate data, not ISIZE; deflate cannot expand past about 1032:1, so a larger
+          // "decoded length" is not a trailer and proves nothing.
+          if (decoded > size * 1032 + 64) continue;
+        }
+        if (decoded > used[i]!) left.push(STREAM_NAMES[i]!);
+      } finally {
+        await fh.close();
+      }
+    }
+    if (left.length) this.warnTimingShort(left);
+  }
+
+  private warnTimingShort(left: readonly string[]): void {
+    this.warn('timing-short', `${ERRORS.IOLOG_TIMING_SHORT.code} ${join(this.path, 'timing')}: the timing file ends before the stream file(s) ${left.join(', ')} do, though the session is finished (the timing was cut short); the session is read up to the end of its timing`);
+  }
+
+  /** After the last timing record: a stream file with bytes left means the timing was cut short. */
+  private async checkStreamsEnd(cursor: (s: StreamName) => StreamCursor): Promise<void> {
+    const left: string[] = [];
+    for (const s of STREAM_NAMES) {
+      const c = cursor(s);
+      if (c.damage) continue;
+      let more = false;
+      for await (const piece of c.take(1, 1)) more = piece.length > 0;
+      if (more) left.push(s);
+    }
+    if (left.length) this.warnTimingShort(left);
   }
 
   async *events(opts: EventOptions = {}): AsyncGenerator<SessionEvent> {
@@ -144,7 +214,7 @@ export class SudoSession implements IologSession {
     const track = opts.track;
     if (track) Object.assign(track, resume ? { ...resume, streams: [...resume.streams] } : startPoint());
     // The record being handled: committed to `track` when the next one starts.
-    const at = { end: resume?.timing ?? 0, adjust: resume?.adjust ?? 0 };
+    const at: { end: number; adjust: number; exhausted?: boolean } = { end: resume?.timing ?? 0, adjust: resume?.adjust ?? 0 };
     let prev: TimingRecord | null = null;
     let prevEnd = 0;
     let prevAdjust = 0;
@@ -209,6 +279,8 @@ export class SudoSession implements IologSession {
         c.skip(end - p);
       }
       commit();
+      // The whole timing of a finished session was read: its stream files must end there too.
+      if (at.exhausted && !streams) await this.checkStreamsEnd(cursor);
     } finally {
       await Promise.all([...cursors.values()].map((c) => c.close()));
     }

@@ -376,6 +376,23 @@ describe('the console in chromium', () => {
     await shot('11-colours-after-seek');
   });
 
+  it('a damaged recording plays what can be read, under a "Damaged recording" notice with its warnings', async () => {
+    const dir = join(home, 'iolog', 'damaged', 'session');
+    mkdirSync(dir, { recursive: true });
+    // The timing announces 2 x 14 bytes; ttyout holds the first record and 3 bytes of the second.
+    writeFileSync(join(dir, 'ttyout'), 'readable part\nlos');
+    writeFileSync(join(dir, 'timing'), '4 0.500000 14\n4 1.000000 14\n', { mode: 0o400 });
+    writeFileSync(join(dir, 'log.json'), JSON.stringify({ timestamp: { seconds: 1767225600, nanoseconds: 0 }, submituser: 'alice', runuser: 'root', command: '/bin/sh', runargv: ['sh'], lines: 24, columns: 80 }));
+    await page.goto(`${consoleUrl}?view=session&file=${encodeURIComponent(dir)}#t=2`);
+    await waitForPlayer();
+    expect((await playerScreen()).text).toContain('readable part');
+    const notice = page.getByTestId('session-damaged');
+    await notice.waitFor({ state: 'visible' });
+    expect(await notice.locator('summary').textContent()).toBe('Damaged recording: 1 warning (what could be read is shown)');
+    expect(await notice.locator('pre').textContent()).toMatch(/^1411 .*damaged\/session\/ttyout: it is shorter than the timing file says/);
+    await shot('11b-damaged-recording');
+  });
+
   it('lists sessions from the cached index with its filters', async () => {
     await page.locator('#nav').getByRole('link', { name: 'Sessions', exact: true }).click();
     await page.getByLabel('Run as user').fill('root');

@@ -104,7 +104,8 @@ describe.each<Kind>(['flat file', 'memory', 'sqlite (batches of 2)'])('purge --i
 
     const strip = ({ dryRun: _d, indexRemoved: _i, ...r }: PurgeReport) => r;
     expect(strip(real)).toEqual(strip(dry));
-    expect(real).toMatchObject({ records: 12, sessions: 3, directories: 3, missing: 1, refused: 4, recordsKept: false, interrupted: null });
+    // The records of the four refused I/O logs stay with them (issue 27): 12 matched, 8 deleted.
+    expect(real).toMatchObject({ records: 8, kept: 4, sessions: 3, directories: 3, missing: 1, refused: 4, recordsKept: false, interrupted: null });
     expect(real.files).toBe(8 + 8 + 4); // two sample sessions, the fake one with its link
     expect(real.bytes).toBe(expectedBytes);
     expect(real.refusedPaths).toEqual([
@@ -125,7 +126,7 @@ describe.each<Kind>(['flat file', 'memory', 'sqlite (batches of 2)'])('purge --i
     ]);
 
     // The targets are gone, everything else is there.
-    expect((await all(store)).map((r) => `${r.uniqueid}${r.etype}`)).toEqual(['u11K', 'u12K', 'u11F']);
+    expect((await all(store)).map((r) => `${r.uniqueid}${r.etype}`)).toEqual(['u3K', 'u4K', 'u5K', 'u6K', 'u11K', 'u12K', 'u11F']);
     for (const n of ['01', '02', '07']) expect(existsSync(join(h.root, '00/00', n))).toBe(false);
     for (const n of ['03', '04', '05']) expect(existsSync(join(h.root, '00/00', n, 'timing'))).toBe(true);
     expect(lstatSync(join(h.root, '00/00/06')).isSymbolicLink()).toBe(true);
@@ -135,8 +136,8 @@ describe.each<Kind>(['flat file', 'memory', 'sqlite (batches of 2)'])('purge --i
     expect(real.indexRemoved).toBe(3);
     expect(existsSync(join(jobsDir(h.settings.home), `purge-${storeTag(store.name)}.json`))).toBe(false);
 
-    // Running it again finds nothing left to do.
-    expect(await purgeEvents(h.engine, { ...opts, dryRun: false })).toMatchObject({ records: 0, sessions: 0, refused: 0 });
+    // Running it again finds nothing left to do but the refused I/O logs, reported again with their records kept.
+    expect(await purgeEvents(h.engine, { ...opts, dryRun: false })).toMatchObject({ records: 0, sessions: 0, refused: 4, kept: 4 });
     await store.close();
   });
 
@@ -193,8 +194,8 @@ describe('an interrupted purge', () => {
     expect(dry.interrupted).toMatchObject({ startedAt: '2026-11-22T00:00:00.000Z', report: null });
     const r = await purgeEvents(h.engine, { store, params: { ...p, to: '1', submituser: 'nobody' }, iologs: true, keepRecords: false, dryRun: false });
     expect(r.records).toBe(0);
-    expect(r.interrupted!.report).toMatchObject({ records: 4, missing: 2, refused: 1 });
-    expect((await all(store)).map((r) => r.uniqueid)).toEqual(['u4', 'u5', 'u6', 'u7', 'u8', 'u9', 'u10', 'u11', 'u12', 'u11', 'u13']);
+    expect(r.interrupted!.report).toMatchObject({ records: 3, kept: 1, missing: 2, refused: 1 });
+    expect((await all(store)).map((r) => r.uniqueid)).toEqual(['u3', 'u4', 'u5', 'u6', 'u7', 'u8', 'u9', 'u10', 'u11', 'u12', 'u11', 'u13']);
     expect(existsSync(join(jobsDir(h.settings.home), `purge-${storeTag(store.name)}.json`))).toBe(false);
   });
 

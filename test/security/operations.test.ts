@@ -127,6 +127,11 @@ describe('GET /metrics', () => {
     expect(t).toMatch(/^evio_worker_threads\{lane="bulk"\} \d+$/m);
     expect(t).toMatch(/^evio_worker_queue_size\{lane="interactive"\} \d+$/m);
     expect(t).toMatch(/^evio_worker_utilization\{lane="interactive"\} [\d.e-]+$/m);
+    // The process metrics (prom-client's default collectors, issue 27).
+    expect(Number(/^process_resident_memory_bytes (\d+)$/m.exec(t)![1])).toBeGreaterThan(0);
+    expect(t).toMatch(/^process_cpu_seconds_total [\d.e-]+$/m);
+    expect(t).toMatch(/^nodejs_heap_size_used_bytes \d+$/m);
+    expect(t).toMatch(/^# TYPE nodejs_eventloop_lag_seconds gauge$/m);
   }, 20_000);
 
   it('counts the sessions of the I/O-log index once it is built', async () => {

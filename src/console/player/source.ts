@@ -20,6 +20,17 @@ export interface ScreenAt {
 export class SessionSource {
   /** false once the server has said it has no screen-at-time call (an older evio). */
   screenSupported: boolean | null = null;
+  /** The damage warnings the answers carried (a corrupt stream, a cut timing), each once. */
+  readonly warnings: string[] = [];
+  /** Called when a new warning arrives (the session page shows a notice). */
+  onWarnings: ((all: readonly string[]) => void) | null = null;
+
+  private note(answer: { warnings?: unknown }): void {
+    const fresh = Array.isArray(answer.warnings) ? answer.warnings.filter((w): w is string => typeof w === 'string' && !this.warnings.includes(w)) : [];
+    if (!fresh.length) return;
+    this.warnings.push(...fresh);
+    this.onWarnings?.(this.warnings);
+  }
 
   constructor(
     private readonly api: Api,
@@ -30,12 +41,13 @@ export class SessionSource {
   async screenAt(at: number, signal?: AbortSignal): Promise<ScreenAt | null> {
     if (this.screenSupported === false) return null;
     try {
-      const s = await this.api.get<ScreenAt & { repaint?: string; offset?: number }>('/REST/iolog/screen', { file: this.file, at: at.toFixed(3) }, signal);
+      const s = await this.api.get<ScreenAt & { repaint?: string; offset?: number; warnings?: unknown }>('/REST/iolog/screen', { file: this.file, at: at.toFixed(3) }, signal);
       if (typeof s.repaint !== 'string' || typeof s.offset !== 'number') {
         this.screenSupported = false;
         return null;
       }
       this.screenSupported = true;
+      this.note(s);
       return s;
     } catch (err) {
       if (err instanceof ApiError && err.isMissingRoute) {
@@ -51,7 +63,9 @@ export class SessionSource {
     return this.api.get<ScreenAt>('/REST/iolog/screen', { file: this.file }, signal);
   }
 
-  chunk(start: number, len: number, signal?: AbortSignal): Promise<ChunkAnswer> {
-    return this.api.get<ChunkAnswer>('/REST/iolog', { file: this.file, start, len }, signal);
+  async chunk(start: number, len: number, signal?: AbortSignal): Promise<ChunkAnswer> {
+    const c = await this.api.get<ChunkAnswer & { warnings?: unknown }>('/REST/iolog', { file: this.file, start, len }, signal);
+    this.note(c);
+    return c;
   }
 }

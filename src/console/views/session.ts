@@ -136,6 +136,14 @@ export function renderSession(ctx: ViewContext): void {
   root.append(layout, eventsBox);
 
   const source = new SessionSource(ctx.api, file);
+  // A damaged recording (corrupt stream, timing cut short): a badge above the player, the
+  // warnings in it; what could be read still plays.
+  const damage = h('details', { class: 'warn damaged', 'data-testid': 'session-damaged', hidden: true });
+  playerCard.prepend(damage);
+  source.onWarnings = (all) => {
+    damage.hidden = false;
+    damage.replaceChildren(h('summary', {}, `Damaged recording: ${all.length} warning${all.length === 1 ? '' : 's'} (what could be read is shown)`), h('pre', {}, all.join('\n')));
+  };
   let player: Player | null = null;
   let fit: TermFit | null = null;
   let markers: Marker[] = [];

@@ -4,6 +4,7 @@
 // folder and renamed at the end: a reader never sees half an export, a failed or interrupted
 // export leaves the previous file as it was.
 import { randomBytes } from 'node:crypto';
+import { PRIVATE_FILE_MODE } from '../../private-files.js';
 import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -73,7 +74,7 @@ export async function exportToFile(path: string, pieces: AsyncIterable<string>):
   const tmp = join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   let fh;
   try {
-    fh = await open(tmp, 'wx', 0o640);
+    fh = await open(tmp, 'wx', PRIVATE_FILE_MODE); // records are private: never group- or world-readable
   } catch (err) {
     throw evioError('EXPORT_OUTPUT', `cannot create ${tmp}: ${(err as Error).message}`, err);
   }

@@ -34,7 +34,8 @@ export interface TailCache {
 }
 
 const BATCH_BYTES = 1 << 20;
-export const FILE_MODE = 0o640;
+/** New flat-file stores are 0600: event records are as private as the sudo logs they come from. */
+export const FILE_MODE = 0o600;
 
 /** A write or fsync of this append failed (not the input): the append is undone. */
 class WriteFailure extends Error {

@@ -4,6 +4,7 @@
 // its end on a reader taken for that batch only: a client that reads slowly (or not at all) holds
 // no statement, no read transaction and no connection between batches, so it neither pins the
 // WAL (checkpoints go on) nor keeps a connection and its page cache.
+import { createPrivateFile } from '../../private-files.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -55,7 +56,11 @@ export class SqliteDriver implements SqlDriver {
     this.profile = opts.profile ?? sqlProfile('sqlite', { driver: 'native' });
     this.inMemory = opts.path === ':memory:';
     try {
-      if (!this.inMemory && !opts.fileMustExist) mkdirSync(dirname(opts.path), { recursive: true });
+      if (!this.inMemory && !opts.fileMustExist) {
+        mkdirSync(dirname(opts.path), { recursive: true });
+        // A new database is 0600 from the start (its -wal and -shm follow it); an existing one keeps its mode.
+        createPrivateFile(opts.path);
+      }
       const db = new Database(opts.path, { fileMustExist: opts.fileMustExist === true });
       this.configure(db);
       if (!this.inMemory) db.pragma('journal_mode = WAL');

@@ -26,7 +26,7 @@ describe('FlatFileStore', () => {
     expect(await s.lastRecnum()).toBe(0);
     expect(await s.append([ev('a', 'A')])).toEqual({ first: 1, last: 1, count: 1, skipped: 0 });
     expect(lines(path)).toEqual(['{"recnum":1,"uniqueid":"a","etype":"A","time":1000}', '']);
-    expect(statSync(path).mode & 0o777).toBe(0o640);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
   it('writes keys in canonical order and assigns increasing recnums across appends and instances', async () => {
