@@ -17,6 +17,7 @@ import { evioError } from '../errors.js';
 import { FOLLOW_CHUNK_LEN, FOLLOW_KEEPALIVE_MS, FOLLOW_MAX_WATCHERS, FOLLOW_POLL_MS, FOLLOW_SHARED_PIECES } from '../iolog/limits.js';
 import { nonNegativeInt, required, type Params } from '../iolog/params.js';
 import { iologChunk } from './iolog.js';
+import { redactViewFor, type IologAccess } from './redact-view.js';
 
 /**
  * What a follower receives. `data` is JSON text: for `chunk`, a chunk answer's fields
@@ -111,13 +112,16 @@ class SessionHub {
     });
   }
 
-  /** The piece from `pos`, read once per position and change of the session, whoever asks. */
-  piece(engine: Engine, file: string, pos: number): Promise<Piece> {
-    const key = `${pos}:${this.version}`;
+  /**
+   * The piece from `pos`, read once per position and change of the session for every follower
+   * who sees the data the same way (redacted or as recorded: docs/auth.md).
+   */
+  piece(engine: Engine, file: string, pos: number, access: IologAccess): Promise<Piece> {
+    const key = `${pos}:${this.version}:${redactViewFor(engine, access) ? 'redacted' : 'recorded'}`;
     let p = this.pieces.get(key);
     if (!p) {
       // No caller's signal: the read is shared and bounded (one piece).
-      p = iologChunk(engine, { file, start: String(pos), len: String(FOLLOW_CHUNK_LEN) }).then((c) => ({
+      p = iologChunk(engine, { file, start: String(pos), len: String(FOLLOW_CHUNK_LEN) }, undefined, access).then((c) => ({
         json: JSON.stringify({ start: c.start, len: c.len, bytes: c.bytes, log: c.items, ...(c.warnings.length ? { warnings: c.warnings } : {}) }),
         len: c.len,
         next: c.start + c.len,
@@ -189,7 +193,7 @@ export interface Follow {
  * piece appended from `start` on, `ping` when idle, and `end` ({bytes}) once the session is
  * complete and all of it was sent. A session already complete gets its rest and `end` at once.
  */
-export async function iologFollow(engine: Engine, params: Params, signal: AbortSignal): Promise<Follow> {
+export async function iologFollow(engine: Engine, params: Params, signal: AbortSignal, access: IologAccess = {}): Promise<Follow> {
   const file = required(params, 'file');
   const start = nonNegativeInt(params, 'start', 0);
   const { openSession } = await import('../iolog/locate.js');
@@ -206,10 +210,10 @@ export async function iologFollow(engine: Engine, params: Params, signal: AbortS
     registry.leave(session.path, hub);
   };
   signal.addEventListener('abort', leave, { once: true });
-  return { file, start, events: follow(engine, file, start, hub, signal, leave) };
+  return { file, start, events: follow(engine, file, start, hub, signal, leave, access) };
 }
 
-async function* follow(engine: Engine, file: string, start: number, hub: SessionHub, signal: AbortSignal, leave: () => void): AsyncGenerator<FollowEvent> {
+async function* follow(engine: Engine, file: string, start: number, hub: SessionHub, signal: AbortSignal, leave: () => void, access: IologAccess): AsyncGenerator<FollowEvent> {
   let pos = start;
   try {
     await hub.poll();
@@ -219,7 +223,7 @@ async function* follow(engine: Engine, file: string, start: number, hub: Session
       const complete = hub.complete;
       // Everything there is from pos, in pieces.
       for (;;) {
-        const p = await hub.piece(engine, file, pos);
+        const p = await hub.piece(engine, file, pos, access);
         if (signal.aborted) return;
         if (p.len > 0) {
           pos = p.next;

@@ -180,7 +180,7 @@ export const iologRoutes: Route[] = [
       start: number('data-stream position to follow from (default 0); a screen call\'s offset for "from now"'),
     },
     async handler(req, engine) {
-      const f = await iologFollow(engine, req.query, req.signal);
+      const f = await iologFollow(engine, req.query, req.signal, { unredacted: req.unredacted === true });
       return { kind: 'event-stream', http: 200, events: sse(f.events) };
     },
   },

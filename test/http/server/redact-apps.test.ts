@@ -98,6 +98,23 @@ describe('redaction per app', () => {
     }
   });
 
+  it('masks a followed session (server-sent events) for a redacted app, and not for one with the permission', async () => {
+    const server = await setUp();
+    // The session is complete: the follow sends all of it, then its end, and closes.
+    const seen = async (app: string) => {
+      const a = await signed(server, app, 'GET', '/REST/iolog/follow?file=s1');
+      expect(a.http).toBe(200);
+      expect(a.text).toContain('event: end');
+      const chunks = [...a.text.matchAll(/^event: chunk\nid: \d+\ndata: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
+      expect(chunks.length).toBeGreaterThan(0);
+      return `${a.text}\n${chunks.map((c) => decodedBlobs(c)).join('\n')}`;
+    };
+    const redactedView = await seen('admin');
+    for (const leak of LEAKS) expect(redactedView, `follow shows ${leak}`).not.toContain(leak);
+    expect(redactedView).toContain('****');
+    expect(await seen('forensics')).toMatch(/AKIAIOSF/);
+  });
+
   it('finds nothing when a redacted app searches for the secret; the unredacted app finds it', async () => {
     const server = await setUp();
     for (const q of [`any:${KEY}`, 'any:AKIA', `input:${PASSWORD}`, 'ttyin:hunter']) {
