@@ -12,6 +12,7 @@ import { NO_LIMIT, newPageEnd, PageCut, type PageEnd } from '../eventlog/paging.
 import { formatParamsOf, openRequestStore, openStore, parseStoreName, type StoreSpec } from '../eventlog/stores.js';
 import { refuseAuditLogChange, refuseAuditLogWrite } from './audit.js';
 import { destinationTargets } from './event-destinations.js';
+import { publicPath } from '../paths.js';
 import type { AppendResult, DeleteResult, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats } from '../eventlog/types.js';
 
 export type { CopyProgress } from '../eventlog/copy.js';
@@ -148,7 +149,10 @@ export async function deleteEvents(engine: Engine, params: Params, opts: CallOpt
  * spool) and exactly what the forwarders deliver to (event-destinations.ts); null = not configured.
  */
 export function eventDestinations(engine: Engine): Record<string, string | null> {
-  return destinationTargets(engine.settings);
+  const t = destinationTargets(engine.settings);
+  // An answer names no server path (docs/api.md, "Numbers and paths in answers"): the flat-file
+  // log by its name under eventlogdirs (usable as file=), and no password of a database URL.
+  return { ...t, ff: t.ff === null ? null : publicPath(engine.settings.eventlogdirs, t.ff), db: t.db === null ? null : t.db.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, '$1:***@') };
 }
 
 /**
