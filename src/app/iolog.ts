@@ -333,7 +333,9 @@ export async function iologReplay(engine: Engine, params: Params, signal?: Abort
   const start = nonNegativeInt(params, 'start', 0);
   const len = Math.min(nonNegativeInt(params, 'len', CHUNK_DEFAULT_LEN), CHUNK_MAX_LEN);
   const pool = await iologPool(engine);
-  return pool.run('replay', { roots: roots(engine), file, start, len, ...(term ? { term } : {}), ...redactParam(engine, access) }, signal);
+  const seekFile = seekIndexPath(engine.settings.iologcache);
+  // An asciicast v1 file is read through its cache, built in the heavy lane (builtFirst).
+  return builtFirst(pool, roots(engine), file, seekFile, (build) => pool.run('replay', { roots: roots(engine), file, start, len, ...(term ? { term } : {}), ...redactParam(engine, access), cast: { dir: castCacheDirForSeek(seekFile), build } }, signal), signal);
 }
 
 /** `at`: seconds from the session's start, a decimal number of 0 or more (absent: the end). */
@@ -420,7 +422,8 @@ export async function iologSeekIndex(engine: Engine, params: Params, signal?: Ab
 export async function iologCommands(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}): Promise<CommandsResult> {
   const file = required(params, 'file');
   const pool = await iologPool(engine);
-  return pool.run('commands', { roots: roots(engine), file, hidden: engine.settings.searchHiddenInput, ...redactParam(engine, access) }, signal);
+  const seekFile = seekIndexPath(engine.settings.iologcache);
+  return builtFirst(pool, roots(engine), file, seekFile, (build) => pool.run('commands', { roots: roots(engine), file, hidden: engine.settings.searchHiddenInput, ...redactParam(engine, access), cast: { dir: castCacheDirForSeek(seekFile), build } }, signal), signal);
 }
 
 /**

@@ -10,7 +10,7 @@
 // The prompt a line was typed at is the last one that appeared before its first key.
 import { atSeconds } from './moment.js';
 import { COMMANDS_MAX } from './limits.js';
-import { openSession } from './locate.js';
+import { openSession, type CastCacheUse } from './locate.js';
 import type { RedactView } from './redact/redacted-session.js';
 import { recognisePrompt } from './prompt.js';
 import { checkAborted } from './session.js';
@@ -23,6 +23,8 @@ export interface CommandsRequest {
   hidden: boolean;
   /** Read through these redaction rules (absent: as recorded). */
   redact?: RedactView;
+  /** An asciicast v1 file: read from its cache here (see CastCacheUse). */
+  cast?: CastCacheUse;
 }
 
 export interface CommandEntry extends LineFlags {
@@ -67,7 +69,7 @@ interface PromptSeen {
 const PROMPTS_KEPT = 256;
 
 export async function sessionCommands(roots: readonly string[], r: CommandsRequest, signal?: AbortSignal): Promise<CommandsResult> {
-  const session = await openSession([...roots], r.file, r.redact);
+  const session = await openSession([...roots], r.file, r.redact, r.cast);
   const info = await session.info();
   const vars = await session.variables();
   const mode = r.hidden ? 'keep' : 'redact';

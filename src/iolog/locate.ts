@@ -100,16 +100,28 @@ async function looksLikeCast(file: string): Promise<boolean> {
 }
 
 /** `redact`: read through the redaction rules (redact/redacted-session.ts); absent: as recorded. */
-export function openSessionOfKind(kind: SessionKind, path: string, redact?: RedactView): IologSession {
-  return redacted(kind === 'sudo' ? new SudoSession(path) : new AsciicastSession(path), redact);
+/**
+ * Where an asciicast v1 file is read from its cache (cast-v1-cache.ts) instead of parsed whole;
+ * `build: false` raises BuildNeeded instead of parsing it here (an interactive read: the caller
+ * builds it in the heavy lane).
+ */
+export interface CastCacheUse {
+  dir: string;
+  build: boolean;
+}
+
+export function openSessionOfKind(kind: SessionKind, path: string, redact?: RedactView, cast?: CastCacheUse): IologSession {
+  const session = kind === 'sudo' ? new SudoSession(path) : new AsciicastSession(path);
+  if (cast && session instanceof AsciicastSession) session.useV1Cache(cast.dir, cast.build);
+  return redacted(session, redact);
 }
 
 /** Resolves `file` inside the roots and opens the session it names; IOLOG_NOT_A_SESSION else. */
-export async function openSession(roots: readonly string[], file: string, redact?: RedactView): Promise<IologSession> {
+export async function openSession(roots: readonly string[], file: string, redact?: RedactView, cast?: CastCacheUse): Promise<IologSession> {
   const real = resolveIologPath(roots, file, 'file');
   const s = await sessionAt(real);
   if (!s) throw evioError('IOLOG_NOT_A_SESSION', `file "${file}" is neither a sudo I/O log session directory nor an asciicast file`);
-  return openSessionOfKind(s.kind, s.path, redact);
+  return openSessionOfKind(s.kind, s.path, redact, cast);
 }
 
 /**

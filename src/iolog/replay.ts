@@ -6,7 +6,7 @@ import { isEvioError } from '../errors.js';
 import { REPLAY_WARMUP_BYTES, replayRange } from '../replay/session-replay.js';
 import { Tokenizer } from '../replay/tokenizer.js';
 import type { ReplayItem } from '../replay/types.js';
-import { openSession } from './locate.js';
+import { openSession, type CastCacheUse } from './locate.js';
 import type { RedactView } from './redact/redacted-session.js';
 import { eventUnixMs } from './session.js';
 
@@ -32,6 +32,8 @@ export interface ReplayRequest {
   len: number;
   /** Read through these redaction rules (absent: as recorded). */
   redact?: RedactView;
+  /** An asciicast v1 file: read from its cache here (see CastCacheUse). */
+  cast?: CastCacheUse;
 }
 
 /**
@@ -52,7 +54,7 @@ function tokenizerFor(asked: string | undefined, sessionTerm: string): Tokenizer
 
 /** The work itself (run inside a worker): open, scan, tokenize the range. */
 export async function replaySessionRange(roots: string[], r: ReplayRequest, signal?: AbortSignal): Promise<ReplayResult> {
-  const session = await openSession(roots, r.file, r.redact);
+  const session = await openSession(roots, r.file, r.redact, r.cast);
   const info = await session.info();
   const tokenizer = tokenizerFor(r.term, info.term);
   const scan = await session.scan(signal);

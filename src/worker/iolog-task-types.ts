@@ -26,14 +26,14 @@ export interface IologTasks {
   indexUpdate: { in: { roots: string[]; indexFile: string; rebuild: boolean }; out: IndexStats };
   indexCurrent: { in: { roots: string[]; indexFile: string }; out: boolean };
   listQuery: { in: { indexFile: string; query: ListQuery }; out: CachedRecord[] };
-  replay: { in: ReplayRequest & { roots: string[] }; out: ReplayResult };
+  replay: { in: ReplayRequest & { roots: string[] }; out: ReplayResult | BuildNeededAnswer };
   screen: { in: ScreenRequest & { roots: string[] }; out: ScreenResult };
   /** Through the seek index (keyframes), built or extended first when the session is new or grew. */
   seekScreen: { in: SeekScreenRequest & { roots: string[]; seekFile: string }; out: SeekScreenResult | BuildNeededAnswer };
   seekChunk: { in: SeekChunkRequest & { roots: string[]; seekFile: string }; out: (ChunkResult & { at?: number }) | BuildNeededAnswer };
   /** The heavy lane: brings a session's seek index (or an asciicast v1 file's cache) up to date. */
   seekIndex: { in: { roots: string[]; seekFile: string; file: string }; out: SeekBuildStats & { file: string; bytes: number; duration: number } };
-  commands: { in: CommandsRequest & { roots: string[] }; out: CommandsResult };
+  commands: { in: CommandsRequest & { roots: string[] }; out: CommandsResult | BuildNeededAnswer };
   /** Readiness: a worker thread starts and answers. */
   ping: { in: Record<string, never>; out: 'pong' };
   /** Metrics: sessions in the index; null when it has not been built. */

@@ -112,11 +112,11 @@ export const indexCurrent: Task<'indexCurrent'> = (t) => capture(async () => (aw
 
 export const listQuery: Task<'listQuery'> = (t) => capture(async () => (await listQuerying()).queryIndex(t.indexFile, t.query));
 
-export const replay: Task<'replay'> = ({ roots, ...r }) => capture(async () => (await replaying()).replaySessionRange(roots, r));
+export const replay: Task<'replay'> = ({ roots, ...r }) => capture(() => orBuildNeeded(async () => (await replaying()).replaySessionRange(roots, r)));
 
 export const screen: Task<'screen'> = ({ roots, ...r }) => capture(async () => (await screens()).sessionScreen(roots, r));
 
-export const commands: Task<'commands'> = ({ roots, ...r }) => capture(async () => (await commandLists()).sessionCommands(roots, r));
+export const commands: Task<'commands'> = ({ roots, ...r }) => capture(() => orBuildNeeded(async () => (await commandLists()).sessionCommands(roots, r)));
 
 export const seekScreen: Task<'seekScreen'> = ({ roots, seekFile, ...r }) => capture(() => orBuildNeeded(async () => (await seeking()).seekScreen(roots, seekFile, r)));
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/common/package-root.js';
-import { iologChunk, iologVariables, removeIologsFromIndex } from '../../src/app/iolog.js';
+import { iologChunk, iologCommands, iologReplay, iologVariables, removeIologsFromIndex } from '../../src/app/iolog.js';
 import { castCacheDirForSeek } from '../../src/iolog/cast-v1-cache.js';
 import { seekIndexPath } from '../../src/iolog/seek-store.js';
 import { makeEngine } from '../iolog/helpers.js';
@@ -105,6 +105,46 @@ describe('asciicast v1 is parsed once, in the heavy lane', () => {
       // A purge of the folder removes their caches.
       removeIologsFromIndex(engine, [root]);
       expect(readdirSync(castCacheDirForSeek(seekIndexPath(engine.settings.iologcache)))).toEqual([]);
+    } finally {
+      await engine.close();
+    }
+  }, 600_000);
+
+  it('replays and lists the commands of v1 casts from their cache, built in the heavy lane, while a small chunk is answered first', async () => {
+    const root = join(dir, 'lanes-replay');
+    mkdirSync(root);
+    const heavy = [1, 2].map((n) => {
+      const p = join(root, `replay${n}.cast`);
+      linkSync(big.v1, p);
+      return p;
+    });
+    linkSync(small.v1, join(root, 'small-v1.cast'));
+    linkSync(small.v2, join(root, 'small-v2.cast'));
+    const s = join(root, 'other');
+    mkdirSync(s);
+    writeFileSync(join(s, 'log'), '1795315409:root:nobody::/dev/pts/0:24:80\n/tmp\n/bin/x\n');
+    writeFileSync(join(s, 'timing'), '4 0.1 100\n');
+    writeFileSync(join(s, 'ttyout'), 'x'.repeat(98) + '\r\n');
+    const engine = makeEngine([root], { workers: 1, interactiveWorkers: 1 });
+    try {
+      const done: string[] = [];
+      const calls: Promise<unknown>[] = [
+        iologReplay(engine, { file: heavy[0]!, start: '0', len: '4096' }).then(() => done.push('replay')),
+        iologCommands(engine, { file: heavy[1]! }).then(() => done.push('commands')),
+      ];
+      await new Promise((r) => setImmediate(r));
+      calls.push(iologChunk(engine, { file: 'other', start: '0', len: '100' }).then((c) => done.push(`small:${c.bytes}`)));
+      await Promise.all(calls);
+      // Before: replay and commands parsed the whole v1 file in the interactive lane, first.
+      expect(done[0]).toBe('small:100');
+      expect(readdirSync(castCacheDirForSeek(seekIndexPath(engine.settings.iologcache))).filter((f) => f.endsWith('.json'))).toHaveLength(2);
+      // Read from the cache, a v1 cast replays as its v2 twin does.
+      const r1 = await iologReplay(engine, { file: 'small-v1.cast', start: '0', len: '65536' });
+      const r2 = await iologReplay(engine, { file: 'small-v2.cast', start: '0', len: '65536' });
+      const { file: _a, ...b1 } = r1 as unknown as Record<string, unknown>;
+      const { file: _b, ...b2 } = r2 as unknown as Record<string, unknown>;
+      expect(b1).toEqual(b2);
+      expect(readdirSync(castCacheDirForSeek(seekIndexPath(engine.settings.iologcache))).filter((f) => f.endsWith('.json'))).toHaveLength(3);
     } finally {
       await engine.close();
     }
