@@ -1,8 +1,8 @@
 // `evio generate events|sessions`: deterministic synthetic data of any size, written with
 // backpressure (events) or session by session (sudo I/O log directories).
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { generateEvents, recordLine, type KeyOrder } from '../eventlog/generate.js';
 
 export { KEY_ORDERS, type KeyOrder } from '../eventlog/generate.js';
@@ -58,8 +58,17 @@ export async function generateEventLog(r: GenerateEventsRequest): Promise<{ even
   let buf = '';
   let n = 0;
   let sessions = 0;
+  // Sessions written whose finish has not come yet: the finish's exit status is then added to
+  // the session's log.json, as sudo_logsrvd does (exit_value), so the session list says how it
+  // ended, as its finish event does.
+  const unfinished = new Map<string, string>();
   for (const rec of generateEvents(opts)) {
+    if (rec.etype === 'F' && unfinished.has(rec.uniqueid)) {
+      addExitToLogJson(unfinished.get(rec.uniqueid)!, rec.exitcode);
+      unfinished.delete(rec.uniqueid);
+    }
     if (iologRoot !== undefined && rec.etype === 'K' && rec.iolog) {
+      unfinished.set(rec.uniqueid, rec.iolog);
       writeEventSession(rec.iolog, {
         uniqueid: rec.uniqueid,
         submituser: rec.submituser ?? 'root',
@@ -94,4 +103,12 @@ export function generateSessionTree(r: { count: number; seed: number; out: strin
   const out = resolve(r.out);
   const res = generateSessions({ count: r.count, seed: r.seed, out, ...(r.onProgress ? { onProgress: r.onProgress } : {}) });
   return { sessions: res.sessions, bytes: res.bytes, out };
+}
+
+/** sudo_logsrvd's exit_value in a generated session's log.json (a command killed by signal N: 128 + N). */
+function addExitToLogJson(dir: string, code: number | undefined): void {
+  if (code === undefined) return;
+  const path = join(dir, 'log.json');
+  const info = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  writeFileSync(path, `${JSON.stringify({ ...info, exit_value: code }, null, 4)}\n`);
 }
