@@ -43,7 +43,7 @@ export interface RunResult {
  * collects its output; `onStdout` sees the whole stdout so far after each piece. `done`
  * resolves when the process is gone.
  */
-export function startCli(build: CliBuild, args: string[], cwd = ROOT, onStdout?: (stdout: string) => void): { proc: ChildProcess; done: Promise<RunResult> } {
+export function startCli(build: CliBuild, args: string[], cwd = ROOT, onStdout?: (stdout: string) => void, onStderr?: (stderr: string) => void): { proc: ChildProcess; done: Promise<RunResult> } {
   const proc = spawn(process.execPath, [build.entry, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, EVIO_CONFIG: '' } });
   let stdout = '';
   let stderr = '';
@@ -51,7 +51,10 @@ export function startCli(build: CliBuild, args: string[], cwd = ROOT, onStdout?:
     stdout += d.toString();
     onStdout?.(stdout);
   });
-  proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    onStderr?.(stderr);
+  });
   const done = new Promise<RunResult>((res) => proc.on('exit', (code, signal) => res({ code, signal, stdout, stderr })));
   return { proc, done };
 }
@@ -68,16 +71,20 @@ export function runAndKill(build: CliBuild, args: string[], afterMs: number, cwd
   return done.finally(() => clearTimeout(timer));
 }
 
-/** Starts `evio ARGS` and SIGKILLs it once its stdout has `lines` lines (or when it exits first). */
-export async function runUntilLines(build: CliBuild, args: string[], lines: number, cwd = ROOT): Promise<RunResult & { killedAt: number }> {
+/**
+ * Starts `evio ARGS` and SIGKILLs it once `stream` (default stdout; a purge's --list lines go to
+ * stderr) has `lines` lines, or when it exits first.
+ */
+export async function runUntilLines(build: CliBuild, args: string[], lines: number, cwd = ROOT, stream: 'stdout' | 'stderr' = 'stdout'): Promise<RunResult & { killedAt: number }> {
   let killedAt = -1;
-  const { proc, done } = startCli(build, args, cwd, (stdout) => {
-    const n = stdout.split('\n').length - 1;
+  const watch = (text: string) => {
+    const n = text.split('\n').length - 1;
     if (killedAt < 0 && n >= lines) {
       killedAt = n;
       proc.kill('SIGKILL');
     }
-  });
+  };
+  const { proc, done } = startCli(build, args, cwd, stream === 'stdout' ? watch : undefined, stream === 'stderr' ? watch : undefined);
   return { ...(await done), killedAt };
 }
 

@@ -218,10 +218,10 @@ describe.each(['flat file', 'SQLite'] as const)('kill -9 during a purge with I/O
       if (present.size > keep.size && gone > 0) midway++;
     };
     // Kills at random points of the I/O-log phase (each removed session prints a line with
-    // --list), then at random moments.
+    // --list, on standard error), then at random moments.
     const sessionsToGo = ks.length - keptSessions.length;
     for (let i = 0; i < 4; i++) {
-      await runUntilLines(build, [...args(home), '--list'], 1 + Math.floor(rnd() * (sessionsToGo / 4)), home);
+      await runUntilLines(build, [...args(home), '--list'], 1 + Math.floor(rnd() * (sessionsToGo / 4)), home, 'stderr');
       await check();
     }
     for (let i = 0; i < 4; i++) {
