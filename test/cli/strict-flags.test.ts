@@ -74,7 +74,7 @@ describe('switches and short flags', () => {
   it('a subcommand prints its own help, not the group\'s', () => {
     const r = evio('events', 'query', '--help');
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^Usage: evio events query STORE/);
+    expect(r.out).toMatch(/^Usage: evio events query \[STORE\]/);
     expect(evio('events', 'copy', '-h').out).toMatch(/^Usage: evio events copy --from STORE --to STORE/);
     expect(evio('iolog', 'list', '--help').out).toMatch(/^Usage: evio iolog list/);
   });
