@@ -4,6 +4,7 @@
 // record. A reader (the console's first screen) opens the first that has records, not a default
 // database that may never have been created. The checks are cheap: one record read (limit=1)
 // from each; an error, such as a database that does not exist, is reported as its message.
+import { publicPath } from '../paths.js';
 import type { Engine } from '../engine.js';
 import { queryEvents } from './events.js';
 import type { Params } from './events.js';
@@ -36,7 +37,8 @@ export async function knownEventStores(engine: Engine, signal?: AbortSignal): Pr
   const s = engine.settings;
   const out: KnownStore[] = [];
   out.push({ format: 'db', file: '', setting: 'eventdb', ...(await probe(engine, { format: 'db' }, signal)) });
-  out.push({ format: 'ff', file: s.eventlog, setting: 'eventlog', ...(await probe(engine, { format: 'ff', file: s.eventlog }, signal)) });
+  // Named as a request names it: relative to eventlogdirs, never by the server's path.
+  out.push({ format: 'ff', file: publicPath(s.eventlogdirs, s.eventlog), setting: 'eventlog', ...(await probe(engine, { format: 'ff', file: s.eventlog }, signal)) });
   for (const name of Object.keys(s.databases)) {
     if (name === s.eventdb) continue; // the default database, listed above
     out.push({ format: 'db', file: name, setting: 'databases', ...(await probe(engine, { format: 'db', file: name }, signal)) });

@@ -3,34 +3,22 @@
 // page: the page never scrolls sideways, the whole terminal shows, the controls are on screen,
 // nothing moved while the page loaded (the layout-shift entries chromium reports) and the page
 // did not scroll by itself. Screenshots under test-output/console-fit/.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, ROOT, serveConsole, signIn, type ServedConsole } from './served-console.js';
 
-const run = promisify(execFile);
-const ROOT = resolve(import.meta.dirname, '../..');
-const EVIO = join(ROOT, 'bin/evio.js');
 const SHOTS = join(ROOT, 'test-output', 'console-fit');
-const CHROMIUM = '/usr/bin/chromium';
 
-let dir: string;
+let served: ServedConsole;
 let home: string;
-let serve: ChildProcess | null = null;
-let serveOut = '';
 let consoleUrl: string;
-let key: string;
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
-async function evio(args: string[]): Promise<string> {
-  const r = await run(process.execPath, [EVIO, ...args], { env: { PATH: process.env.PATH ?? '', EVIO_HOME: home }, timeout: 120_000, maxBuffer: 64 << 20 });
-  return r.stdout;
-}
+const evio = (args: string[]): Promise<string> => served.evio(args);
 
 /** A session `cols` wide whose every row is filled to the last column (the last characters say the width). */
 function wideSession(cols: number): string {
@@ -113,42 +101,22 @@ async function openSession(file: string, at = 3): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
-  if (!existsSync(join(ROOT, 'dist', 'console', 'index.html'))) throw new Error('dist/console is missing: npm run build');
-  rmSync(SHOTS, { recursive: true, force: true });
-  mkdirSync(SHOTS, { recursive: true });
-  dir = realpathSync(mkdtempSync(join(tmpdir(), 'evio-console-fit-')));
-  home = join(dir, 'data');
-  await evio(['demo', '--count', '200']);
-  serve = spawn(process.execPath, [EVIO, 'serve', '--host', '127.0.0.1', '--port', '0'], { env: { PATH: process.env.PATH ?? '', EVIO_HOME: home }, stdio: ['ignore', 'pipe', 'ignore'] });
-  serve.stdout!.on('data', (c: Buffer) => (serveOut += c.toString()));
-  const end = Date.now() + 30_000;
-  while (!/^Console: (\S+)/m.test(serveOut)) {
-    if (Date.now() > end || serve.exitCode !== null) throw new Error(`evio serve did not start: ${serveOut}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  consoleUrl = /^Console: (\S+)/m.exec(serveOut)![1]!;
-  key = readFileSync(/with the key in (\S+)\)/.exec(serveOut)![1]!, 'utf8').trim();
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  served = await serveConsole('console-fit', async (c) => {
+    await c.evio(['demo', '--count', '200']);
+  });
+  ({ home, consoleUrl } = served);
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
   // Every layout shift chromium reports, from the first paint on.
   await context.addInitScript(`window.evioShifts = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) if (!e.hadRecentInput) window.evioShifts.push(e.value); }).observe({ type: 'layout-shift', buffered: true });`);
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(consoleUrl);
-  await page.getByLabel('Key', { exact: true }).fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForSelector('#nav a');
+  await signIn(page, served);
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (serve && serve.exitCode === null) {
-    const exited = new Promise((r) => serve!.once('exit', r));
-    serve.kill('SIGTERM');
-    await exited;
-  }
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await served?.stop();
 });
 
 describe('the player fits the window', () => {

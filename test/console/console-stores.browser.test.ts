@@ -2,66 +2,36 @@
 // point 5): records generated into the configured flat file, no database ever created. The
 // console must open on the flat file (the stores call names it, with records) and offer the
 // logs the settings name; before, it opened on the default database and showed error 1200.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, ROOT, serveConsole, signIn, type ServedConsole } from './served-console.js';
 
-const run = promisify(execFile);
-const ROOT = resolve(import.meta.dirname, '../..');
-const EVIO = join(ROOT, 'bin/evio.js');
 const SHOTS = join(ROOT, 'test-output', 'console-stores');
-const CHROMIUM = '/usr/bin/chromium';
 
-let dir: string;
+let served: ServedConsole;
 let home: string;
-let serve: ChildProcess | null = null;
-let serveOut = '';
 let consoleUrl: string;
 let key: string;
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
-async function evio(args: string[]): Promise<string> {
-  const r = await run(process.execPath, [EVIO, ...args], { env: { PATH: process.env.PATH ?? '', EVIO_HOME: home }, timeout: 120_000, maxBuffer: 64 << 20 });
-  return r.stdout;
-}
+const evio = (args: string[]): Promise<string> => served.evio(args);
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
-  if (!existsSync(join(ROOT, 'dist', 'console', 'index.html'))) throw new Error('dist/console is missing: npm run build');
-  rmSync(SHOTS, { recursive: true, force: true });
-  mkdirSync(SHOTS, { recursive: true });
-  dir = realpathSync(mkdtempSync(join(tmpdir(), 'evio-console-stores-')));
-  home = join(dir, 'data');
-  mkdirSync(home, { recursive: true });
-  await evio(['generate', 'events', '--count', '120', '--seed', '1', '--out', join(home, 'events.ndjson')]);
-  serve = spawn(process.execPath, [EVIO, 'serve', '--host', '127.0.0.1', '--port', '0'], { env: { PATH: process.env.PATH ?? '', EVIO_HOME: home }, stdio: ['ignore', 'pipe', 'ignore'] });
-  serve.stdout!.on('data', (c: Buffer) => (serveOut += c.toString()));
-  const end = Date.now() + 30_000;
-  while (!/^Console: (\S+)/m.test(serveOut)) {
-    if (Date.now() > end || serve.exitCode !== null) throw new Error(`evio serve did not start: ${serveOut}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  consoleUrl = /^Console: (\S+)/m.exec(serveOut)![1]!;
-  key = readFileSync(/with the key in (\S+)\)/.exec(serveOut)![1]!, 'utf8').trim();
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  served = await serveConsole('console-stores', async (c) => {
+    await c.evio(['generate', 'events', '--count', '120', '--seed', '1', '--out', join(c.home, 'events.ndjson')]);
+  });
+  ({ home, consoleUrl, key } = served);
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on('pageerror', (e) => pageErrors.push(e.message));
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (serve && serve.exitCode === null) {
-    const exited = new Promise((r) => serve!.once('exit', r));
-    serve.kill('SIGTERM');
-    await exited;
-  }
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await served?.stop();
 });
 
 describe('the first screen on a flat file only', () => {
@@ -70,7 +40,7 @@ describe('the first screen on a flat file only', () => {
     expect(ans.status).toBe(0);
     expect(ans.stores.map(({ error: _e, ...s }) => s)).toEqual([
       { format: 'db', file: '', setting: 'eventdb', exists: false, records: false },
-      { format: 'ff', file: join(home, 'events.ndjson'), setting: 'eventlog', exists: true, records: true },
+      { format: 'ff', file: 'events.ndjson', setting: 'eventlog', exists: true, records: true },
     ]);
     expect(ans.stores[0]!.error).toMatch(/^1200 /);
   });
@@ -87,10 +57,10 @@ describe('the first screen on a flat file only', () => {
       expect(await page.locator('.results .error').count()).toBe(0);
       expect(await page.locator('.results table.grid tbody tr:not(.details-row)').count()).toBeGreaterThan(0);
       expect(await page.getByLabel('Event log').inputValue()).toBe('ff');
-      expect(await page.getByLabel('File, database or DSN').inputValue()).toBe(join(home, 'events.ndjson'));
+      expect(await page.getByLabel('File, database or DSN').inputValue()).toBe('events.ndjson');
       // The configured logs are offered, each saying what it holds.
       const options = await page.getByLabel('Configured logs').locator('option').allTextContents();
-      expect(options).toEqual(['choose…', 'default database — does not exist', `flat file ${join(home, 'events.ndjson')} — has records`]);
+      expect(options).toEqual(['choose…', 'default database — does not exist', 'flat file events.ndjson — has records']);
       expect(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
       await page.screenshot({ path: join(SHOTS, `first-screen-${width}.png`), fullPage: true });
       await page.evaluate('sessionStorage.clear()');

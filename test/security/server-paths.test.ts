@@ -48,6 +48,7 @@ describe('no absolute server path in answers', () => {
     ['GET', `${V}/events?format=ff&file=events.ndjson&limit=3`],
     ['GET', `${V}/events?format=db&file=${'HOME'}/none.sqlite`],
     ['GET', `${V}/events/destinations`],
+    ['GET', `${V}/events/stores`],
   ];
   for (const [method, url] of calls) {
     it(`${method} ${url}`, async () => {
