@@ -3,21 +3,10 @@
 import { clear, field, h, input, select } from '../dom.js';
 import { resultsPane } from '../results-pane.js';
 import type { ViewContext } from '../view-context.js';
-import { sessionListTable, shortTime, sortFromParams, type ListSort } from './session-list-table.js';
+import { sessionListTable, shortTime, sortFromParams, type ListedRow, type ListSort } from './session-list-table.js';
 
-export interface SessionRow {
-  uniqueid: string;
-  createtime: number;
-  createtime_iso: string;
-  logpath: string;
-  submithost: string;
-  submituser: string;
-  runhost: string;
-  runuser: string;
-  runcmd: string;
-  /** Still being recorded (its timing file keeps a write bit). */
-  live?: boolean;
-}
+/** A row of GET /REST/iolog/list, as the list, the wall and the table read it. */
+export type SessionRow = ListedRow;
 
 /** The badge of a session still being recorded, with how long it has run (from its start to now). */
 function liveBadge(createtimeMs: number): HTMLElement {
@@ -100,34 +89,4 @@ export function renderSessions(ctx: ViewContext): void {
   });
   ctx.root.append(h('h1', { class: 'view-title' }, 'Recorded sessions'), form, results);
   void run(0);
-}
-
-function sessionTable(ctx: ViewContext, rows: readonly SessionRow[]): HTMLElement {
-  const body = h('tbody');
-  for (const r of rows) {
-    const link = h('a', { href: `./?view=session&file=${encodeURIComponent(r.logpath)}&uniqueid=${encodeURIComponent(r.uniqueid)}`, class: 'button small', 'data-action': 'open-session' }, '▶ Watch');
-    link.addEventListener('click', (ev) => {
-      if ((ev as MouseEvent).ctrlKey || (ev as MouseEvent).metaKey) return;
-      ev.preventDefault();
-      ctx.navigate({ view: 'session', file: r.logpath, uniqueid: r.uniqueid });
-    });
-    body.append(
-      h(
-        'tr',
-        {},
-        h(
-          'td',
-          { class: 'nowrap' },
-          r.createtime_iso.replace('T', ' '),
-          ...(r.live ? [' ', liveBadge(r.createtime)] : []),
-        ),
-        h('td', {}, `${r.submituser}@${r.submithost}`),
-        h('td', {}, `${r.runuser}@${r.runhost}`),
-        h('td', { class: 'mono' }, r.runcmd),
-        h('td', { class: 'mono muted nowrap', title: r.logpath }, r.uniqueid),
-        h('td', { class: 'nowrap' }, link),
-      ),
-    );
-  }
-  return h('div', { class: 'table-wrap' }, h('table', { class: 'grid' }, h('thead', {}, h('tr', {}, ...['Started', 'Submitted by', 'Run as', 'Command', 'Id', ''].map((t) => h('th', { scope: 'col' }, t)))), body));
 }
