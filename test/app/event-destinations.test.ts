@@ -33,7 +33,7 @@ describe('GET /REST/v2.0/events/destinations', () => {
     const h = makeHome();
     try {
       const r = await dispatch(h.engine, req('GET', '/REST/v2.0/events/destinations'));
-      expect(r).toEqual({ kind: 'json', http: 200, body: { status: 0, destinations: { db: null, ff: join(h.dir, 'events.ndjson'), prog: null, odbc: null, syslog: null } } });
+      expect(r).toEqual({ kind: 'json', http: 200, body: { status: 0, destinations: { db: null, ff: 'events.ndjson', prog: null, odbc: null, syslog: null } } });
     } finally {
       await h.cleanup();
     }
@@ -48,7 +48,7 @@ describe('GET /REST/v2.0/events/destinations', () => {
       if (r.kind !== 'json') throw new Error(`a JSON answer, not ${r.kind}`);
       expect(r.body).toEqual({
         status: 0,
-        destinations: { db: 'central', ff: join(h.dir, 'events.ndjson'), prog: `'/usr/local/bin/siem feed' --tag 'it'\\''s'`, odbc: 'legacy_events', syslog: 'tcp://127.0.0.1:601?facility=local3' },
+        destinations: { db: 'central', ff: 'events.ndjson', prog: `'/usr/local/bin/siem feed' --tag 'it'\\''s'`, odbc: 'legacy_events', syslog: 'tcp://127.0.0.1:601?facility=local3' },
       });
       expect(JSON.stringify(r.body)).not.toContain('secret');
     } finally {

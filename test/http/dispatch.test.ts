@@ -28,7 +28,7 @@ describe('routing', () => {
   });
   it('lists destinations: the flat-file spool, and null for each destination not configured (no forwarder feeds eventdb)', async () => {
     const r = await dispatch(engine, req('GET', '/REST/v2.0/events/destinations'));
-    expect(r).toEqual({ kind: 'json', http: 200, body: { status: 0, destinations: { db: null, ff: '/nonexistent-evio-home/events.ndjson', prog: null, odbc: null, syslog: null } } });
+    expect(r).toEqual({ kind: 'json', http: 200, body: { status: 0, destinations: { db: null, ff: 'events.ndjson', prog: null, odbc: null, syslog: null } } });
   });
 });
 
