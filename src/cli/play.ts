@@ -15,6 +15,7 @@ import { iologEventSession } from '../app/iolog.js';
 import { evioError } from '../errors.js';
 import { parseFlags, strFlag, wantsHelp } from './flags.js';
 import { usageError, type CliIo } from './io.js';
+import { printable } from './printable.js';
 
 export const PLAY_HELP = `Usage: evio iolog play FILE [--speed X] [--at SECONDS] [--idle-limit SECONDS] [--follow] [--raw] [--unredacted]
 
@@ -169,7 +170,8 @@ function keyReader(state: PlayState, onNext: () => void): { drain(): Promise<voi
  */
 async function playHeader(io: CliIo, engine: ReturnType<CliIo['engine']>, file: string, start: { cols: number; rows: number }): Promise<void> {
   const session = await iologEventSession(engine, { iolog: file }).catch(() => null);
-  if (session?.runcmd) io.err.write(`Replaying sudo session: ${session.runcmd}\n`);
+  // The command is the recorded user's text: its control characters are shown, not sent.
+  if (session?.runcmd) io.err.write(`Replaying sudo session: ${printable(session.runcmd)}\n`);
   const out = io.out as Writable & { isTTY?: boolean; columns?: number; rows?: number };
   if (out.isTTY && out.columns && out.rows && (out.columns < start.cols || out.rows < start.rows)) {
     io.err.write(`Warning: your terminal is too small to properly replay the log.\nLog geometry is ${start.rows} x ${start.cols}, your terminal's geometry is ${out.rows} x ${out.columns}.\n`);

@@ -3,6 +3,7 @@
 // output is piped or --json is given.
 import { relative } from 'node:path';
 import type { ListedSession } from '../app/iolog.js';
+import { printable } from './printable.js';
 
 const HEAD = ['START', 'USER', 'RUNAS', 'HOST', 'SESSION', 'COMMAND'] as const;
 
@@ -13,12 +14,6 @@ export function sessionName(logpath: string, roots: readonly string[]): string {
     if (rel && !rel.startsWith('..') && !rel.startsWith('/')) return /^[0-9A-Za-z]{2}\/[0-9A-Za-z]{2}\/[0-9A-Za-z]{2}$/.test(rel) ? rel.replace(/\//g, '') : rel;
   }
   return logpath;
-}
-
-/** A control character (a crafted command line) is never written to the terminal as is. */
-function printable(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 export function sessionTable(rows: readonly ListedSession[], roots: readonly string[], width: number): string {

@@ -65,6 +65,9 @@ beforeAll(() => {
   writeSession(join(root, 'slow'), Array.from({ length: 20 }, (_, i) => `frame ${i}\r\n`), 400);
   // What the recorded user aims at the auditor's terminal, split over records.
   writeSession(join(root, 'crafted'), ['$ ', '\x1b]52;c;Y3VybCBldmls', 'IHwgc2g=\x07ok', '\x1b]2;t\x1b', '\\\x1b[c\x1b[', '6n\x1b[?1000h\x1b[1mbold\x1b[0m\r\n'], 5);
+  // Its command line too is the recorded user's: it names an argument that writes the clipboard.
+  const info = JSON.parse(readFileSync(join(root, 'crafted', 'log.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(join(root, 'crafted', 'log.json'), JSON.stringify({ ...info, runargv: ['bash', '\x1b]52;c;ZXZpbA==\x07'] }));
 });
 afterAll(() => removeDir(home));
 
@@ -125,6 +128,8 @@ describe('evio iolog play', () => {
     const crafted = await run(['iolog', 'play', 'crafted', '--speed', '64']);
     expect(crafted.code).toBe(0);
     expect(crafted.out.toString('utf8')).toBe('$ ok\x1b[1mbold\x1b[0m\r\n');
+    // sudoreplay's header on standard error shows the command's control characters, never sends them.
+    expect(crafted.err).toBe('Replaying sudo session: /usr/bin/bash \\x1b]52;c;ZXZpbA==\\x07\n');
     const raw = await run(['iolog', 'play', 'crafted', '--speed', '64', '--raw']);
     expect(raw.out.equals(readFileSync(join(home, 'iolog', 'crafted', 'ttyout')))).toBe(true);
     const bad = await run(['iolog', 'play', 'quick', '--speed', '1000']);
