@@ -43,6 +43,14 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A 100-byte sudo session: the small chunk another caller waits for. */
+function smallSession(dir: string): void {
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'log'), '1795315409:root:nobody::/dev/pts/0:24:80\n/tmp\n/bin/x\n');
+  writeFileSync(join(dir, 'timing'), '4 0.1 100\n');
+  writeFileSync(join(dir, 'ttyout'), 'x'.repeat(98) + '\r\n');
+}
+
 describe('asciicast v1 is parsed once, in the heavy lane', () => {
   it('reads chunks of a 40 MiB v1 file from its cache with bounded memory, as its v2 twin answers them', () => {
     const seekFile = join(dir, 'cache-seek.sqlite');
@@ -81,11 +89,7 @@ describe('asciicast v1 is parsed once, in the heavy lane', () => {
       linkSync(big.v1, p); // four names, four caches to build
       return p;
     });
-    const s = join(root, 'other');
-    mkdirSync(s);
-    writeFileSync(join(s, 'log'), '1795315409:root:nobody::/dev/pts/0:24:80\n/tmp\n/bin/x\n');
-    writeFileSync(join(s, 'timing'), '4 0.1 100\n');
-    writeFileSync(join(s, 'ttyout'), 'x'.repeat(98) + '\r\n');
+    smallSession(join(root, 'other'));
     const engine = makeEngine([root], { workers: 1, interactiveWorkers: 1 });
     try {
       const done: string[] = [];
@@ -120,11 +124,7 @@ describe('asciicast v1 is parsed once, in the heavy lane', () => {
     });
     linkSync(small.v1, join(root, 'small-v1.cast'));
     linkSync(small.v2, join(root, 'small-v2.cast'));
-    const s = join(root, 'other');
-    mkdirSync(s);
-    writeFileSync(join(s, 'log'), '1795315409:root:nobody::/dev/pts/0:24:80\n/tmp\n/bin/x\n');
-    writeFileSync(join(s, 'timing'), '4 0.1 100\n');
-    writeFileSync(join(s, 'ttyout'), 'x'.repeat(98) + '\r\n');
+    smallSession(join(root, 'other'));
     const engine = makeEngine([root], { workers: 1, interactiveWorkers: 1 });
     try {
       const done: string[] = [];
