@@ -2,6 +2,7 @@
 // standard output as always, each warning (a corrupt stream, a cut timing file, an unreadable
 // log.json; it starts with its code) is one line on standard error, and the exit status is 1
 // (IOLOG_DAMAGED) unless --allow-damaged was given.
+import { printable } from './printable.js';
 import { ERRORS } from '../errors.js';
 import type { CliIo } from './io.js';
 
@@ -16,7 +17,8 @@ export function takeAllowDamaged(argv: readonly string[]): { argv: string[]; all
 /** Writes the warnings to stderr; the exit status: 0 without any (or with allow), else 1. */
 export function reportDamage(io: CliIo, command: string, warnings: readonly string[], allow: boolean): number {
   if (warnings.length === 0) return 0;
-  for (const w of warnings) io.err.write(`evio: warning: ${w}\n`);
+  // A warning can quote the damaged file (a timing line, JSON.parse's excerpt of log.json).
+  for (const w of warnings) io.err.write(`evio: warning: ${printable(w)}\n`);
   if (allow) return 0;
   io.err.write(`evio: ${ERRORS.IOLOG_DAMAGED.code} evio iolog ${command} read a damaged session (${warnings.length} warning${warnings.length === 1 ? '' : 's'} above); what could be read was printed. --allow-damaged exits 0\n`);
   return 1;

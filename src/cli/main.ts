@@ -1,5 +1,6 @@
 // The `evio` command: global options, then a command group. Each group lives in its own file
 // and drives the same engine functions as the HTTP handlers.
+import { printable } from './printable.js';
 import { evioError, toEvioError } from '../errors.js';
 import { makeIo, type CliCommand } from './io.js';
 import { commands } from './commands.js';
@@ -55,7 +56,8 @@ export async function main(argv: string[]): Promise<number> {
     return await runAudited(name, args, io, () => cmd.run(args, io));
   } catch (err) {
     const e = toEvioError(err);
-    process.stderr.write(`evio: ${e.message}\n`);
+    // A message can quote a file's content or a client's value: its control characters are shown.
+    process.stderr.write(`evio: ${printable(e.message, { keepLines: true })}\n`);
     return e.errorName === 'CLI_USAGE' ? 2 : 1;
   } finally {
     process.off('SIGINT', stop);

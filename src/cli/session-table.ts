@@ -24,7 +24,7 @@ export function sessionTable(rows: readonly ListedSession[], roots: readonly str
     r.submithost,
     sessionName(r.logpath, roots) + (r.live ? ' (live)' : ''),
     r.runcmd,
-  ].map(printable));
+  ].map((v) => printable(v)));
   const widths = HEAD.map((h, i) => (i === HEAD.length - 1 ? 0 : Math.max(h.length, ...cells.map((c) => c[i]!.length))));
   const line = (c: readonly string[]) => {
     const text = c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!))).join('  ');
