@@ -7,8 +7,11 @@
 //       100 sends, one at a time, 0-100 ms apart;
 //   (b) watcher cost: the server process's CPU seconds (/proc/PID/stat utime+stime) over a
 //       window while the session streams output (20 records of ~100 bytes a second), with 0, 1
-//       and 50 followers connected; rounds interleaved, medians reported.
-// The followers run in this process; the server is a separate process, so its figure is its own.
+//       and 50 followers connected; rounds interleaved, medians reported;
+//   (c) the floor beside it: a bare node:http server (bench/children/sse-floor.mjs) writing one
+//       shared frame of the same size, at the same rate evio sent events, to 1 and 50 clients —
+//       the CPU an extra client costs when a server does nothing but deliver.
+// The followers run in this process; the servers are separate processes, so their figures are their own.
 //
 //   node bench/live.mjs [--smoke] [--window SECONDS] [--rounds N]
 import { spawn } from 'node:child_process';
@@ -101,6 +104,35 @@ async function bytesOf(file) {
   return (await res.json()).bytes;
 }
 
+/** The bare delivery server of (c), started with the frame size and rate evio had. */
+async function floorServer(frameBytes, perSecond) {
+  const child = spawn(process.execPath, [join(ROOT, 'bench/children/sse-floor.mjs'), String(frameBytes), String(perSecond)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let text = '';
+  child.stdout.on('data', (b) => (text += b.toString()));
+  while (!/\d+\n/.test(text)) {
+    if (child.exitCode !== null) throw new Error('the floor server did not start');
+    await sleep(20);
+  }
+  return { child, url: `http://127.0.0.1:${text.trim()}/` };
+}
+
+/** A plain reader of an event stream (the floor's clients): reads and drops. */
+function drain(url) {
+  const ac = new AbortController();
+  const ready = fetch(url, { signal: ac.signal }).then((res) => {
+    const reader = res.body.getReader();
+    const loop = (async () => {
+      try {
+        for (;;) if ((await reader.read()).done) return;
+      } catch (err) {
+        if (err.name !== 'AbortError') throw err;
+      }
+    })();
+    return { loop };
+  });
+  return { stop: () => ac.abort(), ready };
+}
+
 /** A follower: calls `onText` with the output of each chunk event (decoded only when asked). */
 function follow(file, start, onText) {
   const ac = new AbortController();
@@ -117,6 +149,7 @@ function follow(file, start, onText) {
           const { value, done } = await reader.read();
           if (done) return;
           if (!onText) continue;
+          if (onText.bytes) onText.bytes(value.length);
           buf += dec.decode(value, { stream: true });
           let i;
           while ((i = buf.indexOf('\n\n')) >= 0) {
@@ -173,15 +206,25 @@ try {
   const line = `${'x'.repeat(90)}\r\n`;
   const streaming = setInterval(() => b.io(`${n++} ${line}`), 50);
   const cpu = Object.fromEntries(WATCHERS.map((w) => [w, []]));
+  // The first follower of each row counts the events and bytes it gets (the floor's rate and size).
+  const counted = { events: 0, bytes: 0 };
+  const counter = Object.assign(() => counted.events++, { bytes: (n) => (counted.bytes += n) });
+  const windowed = { events: 0, bytes: 0, seconds: 0 };
   for (let r = 0; r < ROUNDS; r++) {
     for (const w of WATCHERS) {
       const start = await bytesOf(fileB);
-      const fs = Array.from({ length: w }, () => follow(fileB, start, null));
+      const fs = Array.from({ length: w }, (_, i) => follow(fileB, start, i === 0 ? counter : null));
       await Promise.all(fs.map((f) => f.ready));
       await sleep(1000); // settle: connections made, caught up
       const c0 = cpuSeconds(server.pid);
+      const e0 = { ...counted };
       await sleep(WINDOW_S * 1000);
       cpu[w].push(cpuSeconds(server.pid) - c0);
+      if (w > 0) {
+        windowed.events += counted.events - e0.events;
+        windowed.bytes += counted.bytes - e0.bytes;
+        windowed.seconds += WINDOW_S;
+      }
       for (const f of fs) f.stop();
       await sleep(500);
     }
@@ -191,10 +234,38 @@ try {
   const med = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
   const m = Object.fromEntries(WATCHERS.map((w) => [w, med(cpu[w])]));
 
+  // (c) the floor, at the rate and frame size the counting follower saw.
+  const perSecond = windowed.events ? windowed.events / windowed.seconds : 4;
+  const frameBytes = windowed.events ? Math.round(windowed.bytes / windowed.events) : 1024;
+  const floor = await floorServer(frameBytes, perSecond);
+  const floorCpu = { 1: [], 50: [] };
+  try {
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const w of [1, 50]) {
+        const cs = Array.from({ length: w }, () => drain(floor.url));
+        await Promise.all(cs.map((c) => c.ready));
+        await sleep(1000);
+        const c0 = cpuSeconds(floor.child.pid);
+        await sleep(WINDOW_S * 1000);
+        floorCpu[w].push(cpuSeconds(floor.child.pid) - c0);
+        for (const c of cs) c.stop();
+        await sleep(500);
+      }
+    }
+  } finally {
+    floor.child.kill();
+  }
+  const f = { 1: med(floorCpu[1]), 50: med(floorCpu[50]) };
+  const deliveries = 49 * perSecond * WINDOW_S;
+  const perExtra = (x) => ((x[50] - x[1]) / deliveries) * 1e6;
+
   const rows = [
     `| Live latency, client write -> follower has it (${SENDS} sends) | p50 ${pct(lat, 50).toFixed(0)} ms · p99 ${pct(lat, 99).toFixed(0)} ms · max ${lat[lat.length - 1].toFixed(0)} ms | goal p99 < 1000 ms |`,
     ...WATCHERS.map((w) => `| Server CPU, ${w} follower${w === 1 ? '' : 's'}, ${WINDOW_S} s of output at 20 records/s | ${m[w].toFixed(2)} s (rounds: ${cpu[w].map((x) => x.toFixed(2)).join(', ')}) | |`),
     `| 50 followers / 1 follower | ${(m[50] / m[1]).toFixed(3)}× (${(((m[50] - m[1]) / m[1]) * 100).toFixed(1)} % more) | goal < 1.10× |`,
+    `| Events a follower got | ${perSecond.toFixed(1)}/s, ${frameBytes} bytes each | |`,
+    `| Floor: bare node:http server, the same events to 1 / 50 clients, ${WINDOW_S} s | ${f[1].toFixed(2)} s / ${f[50].toFixed(2)} s | |`,
+    `| CPU per extra follower and event: evio / floor | ${perExtra(m).toFixed(0)} µs / ${perExtra(f).toFixed(0)} µs (${(perExtra(m) / Math.max(1e-9, perExtra(f))).toFixed(2)}×) | |`,
   ];
   console.log('| Measure | Result | Goal |\n|---|---|---|');
   console.log(rows.join('\n'));

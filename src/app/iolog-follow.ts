@@ -18,14 +18,16 @@ import { FOLLOW_CHUNK_LEN, FOLLOW_KEEPALIVE_MS, FOLLOW_MAX_WATCHERS, FOLLOW_POLL
 import { nonNegativeInt, required, type Params } from '../iolog/params.js';
 import { iologChunk } from './iolog.js';
 import { redactViewFor, type IologAccess } from './redact-view.js';
+import type { TailHint } from '../iolog/seek.js';
 
 /**
  * What a follower receives. `data` is JSON text: for `chunk`, a chunk answer's fields
- * ({start, len, bytes, log: items}, as GET /REST/iolog gives them); `id` the position after it.
+ * ({start, len, bytes, log: items}, as GET /REST/iolog gives them); `id` the position after it;
+ * `shared` the same object for every follower given this chunk (a key to encode it once).
  */
 export type FollowEvent =
   | { event: 'state'; data: string }
-  | { event: 'chunk'; id: number; data: string }
+  | { event: 'chunk'; id: number; data: string; shared: object }
   | { event: 'end'; data: string }
   | { event: 'ping' };
 
@@ -36,7 +38,11 @@ interface Piece {
   bytes: number;
 }
 
-/** The shared watch of one session. */
+/**
+ * The shared watch of one session. Its followers wait on it without a timer or an abort
+ * listener each (fifty followers, fifty fewer of both per change): the watch wakes them all on
+ * a change, on the keep-alive beat and when it stops; a follower's abort wakes only itself.
+ */
 class SessionHub {
   watchers = 0;
   /** Bumped whenever the timing file's size, mtime or mode changes. */
@@ -45,8 +51,11 @@ class SessionHub {
   private key = '';
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
+  private lastWake = Date.now();
   private waiters = new Set<() => void>();
   private pieces = new Map<string, Promise<Piece>>();
+  /** Where reading can resume at the end of pieces read (by data-stream position): a read from there passes over no older timing. */
+  private tails = new Map<number, TailHint>();
 
   /** The server is stopping: its followers end (without an end mark; they may call again elsewhere). */
   stopped = false;
@@ -67,8 +76,14 @@ class SessionHub {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    for (const w of this.waiters) w();
+    this.wakeAll();
+  }
+
+  private wakeAll(): void {
+    this.lastWake = Date.now();
+    const w = [...this.waiters];
     this.waiters.clear();
+    for (const f of w) f();
   }
 
   async poll(): Promise<void> {
@@ -77,7 +92,11 @@ class SessionHub {
     try {
       const st = await lstat(join(this.dir, 'timing'));
       const key = `${st.size}:${st.mtimeMs}:${st.mode}`;
-      if (key === this.key) return;
+      if (key === this.key) {
+        // Unchanged for a while: the keep-alive beat (the followers send a ping).
+        if (Date.now() - this.lastWake >= FOLLOW_KEEPALIVE_MS) this.wakeAll();
+        return;
+      }
       this.key = key;
       this.complete = (st.mode & 0o222) === 0;
     } catch {
@@ -89,27 +108,16 @@ class SessionHub {
     }
     this.version++;
     this.pieces.clear();
-    const w = [...this.waiters];
-    this.waiters.clear();
-    for (const f of w) f();
+    this.wakeAll();
   }
 
-  /** Resolves true once the session changed after `version`, false after `ms` without a change (or on abort). */
-  changed(version: number, ms: number, signal: AbortSignal): Promise<boolean> {
-    if (this.version !== version) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const done = (v: boolean) => {
-        clearTimeout(timer);
-        this.waiters.delete(wake);
-        signal.removeEventListener('abort', abort);
-        resolve(v);
-      };
-      const wake = () => done(true);
-      const abort = () => done(false);
-      const timer = setTimeout(() => done(false), ms);
-      this.waiters.add(wake);
-      signal.addEventListener('abort', abort, { once: true });
-    });
+  /** `wake` is called once, on the next change, beat or stop (unless it was woken otherwise first). */
+  wait(wake: () => void): void {
+    this.waiters.add(wake);
+  }
+
+  unwait(wake: () => void): void {
+    this.waiters.delete(wake);
   }
 
   /**
@@ -121,12 +129,18 @@ class SessionHub {
     let p = this.pieces.get(key);
     if (!p) {
       // No caller's signal: the read is shared and bounded (one piece).
-      p = iologChunk(engine, { file, start: String(pos), len: String(FOLLOW_CHUNK_LEN) }, undefined, access).then((c) => ({
-        json: JSON.stringify({ start: c.start, len: c.len, bytes: c.bytes, log: c.items, ...(c.warnings.length ? { warnings: c.warnings } : {}) }),
-        len: c.len,
-        next: c.start + c.len,
-        bytes: c.bytes,
-      }));
+      p = iologChunk(engine, { file, start: String(pos), len: String(FOLLOW_CHUNK_LEN) }, undefined, access, { from: this.tails.get(pos) ?? null }).then((c) => {
+        if (c.tail) {
+          this.tails.set(c.start + c.len, c.tail);
+          while (this.tails.size > FOLLOW_SHARED_PIECES) this.tails.delete(this.tails.keys().next().value as number);
+        }
+        return {
+          json: JSON.stringify({ start: c.start, len: c.len, bytes: c.bytes, log: c.items, ...(c.warnings.length ? { warnings: c.warnings } : {}) }),
+          len: c.len,
+          next: c.start + c.len,
+          bytes: c.bytes,
+        };
+      });
       p.catch(() => this.pieces.delete(key));
       this.pieces.set(key, p);
       while (this.pieces.size > FOLLOW_SHARED_PIECES) this.pieces.delete(this.pieces.keys().next().value as string);
@@ -215,6 +229,15 @@ export async function iologFollow(engine: Engine, params: Params, signal: AbortS
 
 async function* follow(engine: Engine, file: string, start: number, hub: SessionHub, signal: AbortSignal, leave: () => void, access: IologAccess): AsyncGenerator<FollowEvent> {
   let pos = start;
+  // One wake function for the whole follow: the hub calls it on a change, a beat or a stop,
+  // the client's abort calls it too; `woken` resolves the wait in progress.
+  let woken: (() => void) | null = null;
+  const wake = () => {
+    const f = woken;
+    woken = null;
+    f?.();
+  };
+  signal.addEventListener('abort', wake, { once: true });
   try {
     await hub.poll();
     yield { event: 'state', data: JSON.stringify({ file, live: !hub.complete, start }) };
@@ -227,7 +250,7 @@ async function* follow(engine: Engine, file: string, start: number, hub: Session
         if (signal.aborted) return;
         if (p.len > 0) {
           pos = p.next;
-          yield { event: 'chunk', id: pos, data: p.json };
+          yield { event: 'chunk', id: pos, data: p.json, shared: p };
         }
         if (p.len === 0 || pos >= p.bytes) break;
       }
@@ -235,11 +258,18 @@ async function* follow(engine: Engine, file: string, start: number, hub: Session
         yield { event: 'end', data: JSON.stringify({ bytes: pos }) };
         return;
       }
-      const woke = await hub.changed(version, FOLLOW_KEEPALIVE_MS, signal);
+      if (hub.version === version && !hub.stopped && !signal.aborted) {
+        await new Promise<void>((resolve) => {
+          woken = resolve;
+          hub.wait(wake);
+        });
+      }
       if (hub.stopped) return;
-      if (!woke && !signal.aborted && hub.version === version) yield { event: 'ping' };
+      if (!signal.aborted && hub.version === version) yield { event: 'ping' };
     }
   } finally {
+    hub.unwait(wake);
+    signal.removeEventListener('abort', wake);
     leave();
   }
 }

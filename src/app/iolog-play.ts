@@ -12,6 +12,7 @@ import type { Engine } from '../engine.js';
 import { KeyInput } from '../replay/key-input.js';
 import { TerminalFilter, filterTerminalOutput } from '../replay/terminal-filter.js';
 import { iologChunk, iologCommands, iologScreen, iologSessionLive, type Params } from './iolog.js';
+import type { TailHint } from '../iolog/seek.js';
 
 export { KeyInput };
 
@@ -86,9 +87,12 @@ export async function* playFrames(engine: Engine, file: string, start: number, s
   const filter = options.raw ? null : new TerminalFilter();
   let pos = start;
   let lastMs: number | null = null;
+  // Followed: each read resumes the timing where the last one ended (not from the start each 100 ms).
+  let tail: TailHint | null = null;
   for (;;) {
     const params: Params = { file, start: String(pos), len: String(256 * 1024) };
-    const c = await iologChunk(engine, params, signal, { unredacted: options.unredacted === true });
+    const c = await iologChunk(engine, params, signal, { unredacted: options.unredacted === true }, options.follow ? { from: tail } : undefined);
+    if (c.tail) tail = c.tail;
     for (const w of c.warnings) if (options.warnings && !options.warnings.includes(w)) options.warnings.push(w);
     let time: number | null = null;
     let p = c.start;
@@ -120,8 +124,8 @@ export async function* playFrames(engine: Engine, file: string, start: number, s
     }
   }
   // A character cut off by the end of the recording shows as U+FFFD, as it would have.
-  const tail = filter?.end();
-  if (tail && tail.length) yield { gapMs: 0, bytes: toBuffer(tail), pos };
+  const cut = filter?.end();
+  if (cut && cut.length) yield { gapMs: 0, bytes: toBuffer(cut), pos };
 }
 
 function toBuffer(a: Uint8Array): Buffer {

@@ -11,6 +11,7 @@ import { iologPool, type IologPool } from '../worker/pool.js';
 import { isBuildNeeded, type BuildNeededAnswer } from '../worker/iolog-task-types.js';
 import { formatIsoInZone } from '../common/time-zone.js';
 import type { ChunkResult } from '../iolog/chunk.js';
+import type { TailHint } from '../iolog/seek.js';
 import type { Download } from '../iolog/download.js';
 import { removeSessionsFromIndex, type CachedRecord } from '../iolog/index-db.js';
 import type { IndexStats } from '../iolog/index-update.js';
@@ -44,7 +45,7 @@ function roots(engine: Engine): string[] {
  * from the nearest keyframe of the seek index (seek.ts), so a chunk deep in a big session costs
  * no pass over what comes before it.
  */
-export async function iologChunk(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}): Promise<ChunkResult & { at?: number }> {
+export async function iologChunk(engine: Engine, params: Params, signal?: AbortSignal, access: IologAccess = {}, follow?: { from: TailHint | null }): Promise<ChunkResult & { at?: number; tail?: TailHint }> {
   const file = required(params, 'file');
   const hasAt = single(params, 'at') !== undefined && single(params, 'at') !== '';
   const hasStart = single(params, 'start') !== undefined && single(params, 'start') !== '';
@@ -54,7 +55,7 @@ export async function iologChunk(engine: Engine, params: Params, signal?: AbortS
   const pool = await iologPool(engine);
   const at = hasAt ? { atMs: atMilliseconds(params) } : { start };
   const seekFile = seekIndexPath(engine.settings.iologcache);
-  return builtFirst(pool, roots(engine), file, seekFile, (build) => pool.run('seekChunk', { roots: roots(engine), seekFile, file, len, ...at, build, ...redactParam(engine, access) }, signal), signal);
+  return builtFirst(pool, roots(engine), file, seekFile, (build) => pool.run('seekChunk', { roots: roots(engine), seekFile, file, len, ...at, build, ...redactParam(engine, access), ...(follow ? { follow } : {}) }, signal), signal);
 }
 
 /**

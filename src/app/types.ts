@@ -53,13 +53,15 @@ export interface FileResponse {
 }
 
 /**
- * Server-sent events (text/event-stream): `events` yields each event's text, already framed
- * (`event:`/`id:`/`data:` lines and a blank line); it ends when the stream is over.
+ * Server-sent events (text/event-stream): `events` yields each event already framed
+ * (`event:`/`id:`/`data:` lines and a blank line) as text, or as UTF-8 bytes that may be shared
+ * by every client of the same stream (the bytes are never changed once yielded); it ends when
+ * the stream is over.
  */
 export interface EventStreamResponse {
   kind: 'event-stream';
   http: number;
-  events: AsyncIterable<string>;
+  events: AsyncIterable<string | Buffer>;
 }
 
 export type ApiResponse = JsonResponse | JsonStreamResponse | FileResponse | EventStreamResponse;

@@ -1,4 +1,5 @@
-// A byte stream over an async iterable of JSON text pieces, pulled only as fast as the client
+// A byte stream over an async iterable of text or byte pieces (JSON text; server-sent events,
+// whose frames may be one Buffer shared by every follower of a session), pulled only as fast as the client
 // reads (backpressure). Destroying it (the client went away) closes the iterable, which closes
 // the engine's query behind it — also when no piece had been pulled yet: an async generator
 // that never started skips its `finally` on return(), so it is started once and then closed.
@@ -6,7 +7,7 @@ import { Readable } from 'node:stream';
 
 const HIGH_WATER_MARK = 64 * 1024;
 
-async function closeIterator(it: AsyncIterator<string>, started: boolean): Promise<void> {
+async function closeIterator(it: AsyncIterator<string | Buffer>, started: boolean): Promise<void> {
   try {
     if (!started) await it.next();
   } catch {
@@ -19,7 +20,7 @@ async function closeIterator(it: AsyncIterator<string>, started: boolean): Promi
   }
 }
 
-export function iterableBody(chunks: AsyncIterable<string>): Readable {
+export function iterableBody(chunks: AsyncIterable<string | Buffer>): Readable {
   const it = chunks[Symbol.asyncIterator]();
   let started = false;
   let pending = false;

@@ -166,6 +166,18 @@ export interface SeekScreenRequest {
   cells?: boolean;
   /** Read through these redaction rules (absent: as recorded). */
   redact?: RedactView;
+  /**
+   * A follower's read (GET /REST/iolog/follow) of a sudo session: `from`, when it is the point
+   * where `start` is (an earlier answer's `tail`), spares the pass over the timing before it;
+   * the answer then carries the `tail` point at its end, when the chunk reached the end.
+   */
+  follow?: { from: TailHint | null };
+}
+
+/** A resume point at the end of what a follower has read, valid while the timing file is the same (its inode). */
+export interface TailHint {
+  ino: number;
+  point: ResumePoint;
 }
 
 export interface SeekScreenResult {
@@ -314,6 +326,18 @@ export interface SeekChunkRequest {
   len: number;
   /** Read through these redaction rules (absent: as recorded). */
   redact?: RedactView;
+  /**
+   * A follower's read (GET /REST/iolog/follow) of a sudo session: `from`, when it is the point
+   * where `start` is (an earlier answer's `tail`), spares the pass over the timing before it;
+   * the answer then carries the `tail` point at its end, when the chunk reached the end.
+   */
+  follow?: { from: TailHint | null };
+}
+
+/** A resume point at the end of what a follower has read, valid while the timing file is the same (its inode). */
+export interface TailHint {
+  ino: number;
+  point: ResumePoint;
 }
 
 /**
@@ -321,9 +345,10 @@ export interface SeekChunkRequest {
  * point when the session's seek index is current (a chunk far into a big session then costs no
  * pass over the timing before it). `at` brings the index up to date first.
  */
-export async function seekChunk(roots: readonly string[], seekFile: string, r: SeekChunkRequest, signal?: AbortSignal): Promise<ChunkResult & { at?: number }> {
+export async function seekChunk(roots: readonly string[], seekFile: string, r: SeekChunkRequest, signal?: AbortSignal): Promise<ChunkResult & { at?: number; tail?: TailHint }> {
   const build = r.build ?? true;
   const session = await openForSeek(roots, seekFile, r.file, build, r.redact);
+  if (r.follow && r.atMs === undefined && session.scanFrom) return tailChunk(session, session.scanFrom.bind(session), r.start ?? 0, r.len, r.follow.from, signal);
   if (!session.resumable) {
     if (r.atMs === undefined) return buildChunk(session, r.start ?? 0, r.len, signal);
     const info = await session.info();
@@ -347,6 +372,21 @@ export async function seekChunk(roots: readonly string[], seekFile: string, r: S
   const kf = row && db ? keyframeAtOrBeforePos(db, session.path, start) : null;
   const chunk = await buildChunk(session, start, r.len, signal, row ? { total: row.bytes, records: row.records, ...(kf ? { resume: kf.resume } : {}) } : undefined);
   return r.atMs !== undefined ? { ...chunk, at: r.atMs / 1000 } : chunk;
+}
+
+/**
+ * A follower's chunk: the timing is passed over from the hint's point on (or from the start
+ * without one), the data read from `start`; the point at the end of the session as scanned is
+ * given back when the chunk reached it, for the next read. (The seek index is stale while a
+ * session grows, so this is what keeps a long live session's reads in proportion to what was
+ * added, not to its length.)
+ */
+async function tailChunk(session: IologSession, scanFrom: NonNullable<IologSession['scanFrom']>, start: number, len: number, hint: TailHint | null, signal?: AbortSignal): Promise<ChunkResult & { tail?: TailHint }> {
+  const ino = (await stat(join(session.path, 'timing'))).ino;
+  const from = hint && hint.ino === ino && hint.point.pos === start ? hint.point : null;
+  const scan = await scanFrom(from ?? startPoint(), signal);
+  const chunk = await buildChunk(session, start, len, signal, { total: scan.bytes, records: scan.records, ...(from ? { resume: from } : {}) });
+  return chunk.start + chunk.len === scan.bytes ? { ...chunk, tail: { ino, point: scan.end } } : chunk;
 }
 
 /** The seek index of one session brought up to date (`evio iolog seek-index`, the benchmark). */

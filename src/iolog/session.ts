@@ -108,6 +108,12 @@ export interface IologSession {
   complete(): Promise<boolean>;
   /** A pass over the timing only: total data bytes, records and the time of the last one. */
   scan(signal?: AbortSignal): Promise<ScanResult>;
+  /**
+   * sudo sessions: the same pass from a resume point on (the point's counts plus what follows),
+   * with the point after the last record — a live session's tail is read without passing over
+   * what came before it again.
+   */
+  scanFrom?(from: ResumePoint, signal?: AbortSignal): Promise<ScanResult & { end: ResumePoint }>;
   events(opts?: EventOptions): AsyncGenerator<SessionEvent>;
   /** Problems met while reading (bad timing line, short stream file), each starting with its code. */
   readonly warnings: string[];

@@ -10,7 +10,7 @@ import { ERRORS } from '../errors.js';
 import { decodedChunks, isGzip, openNoFollow } from './decoded-file.js';
 import { MAX_PIECE, TIMING_LINE_MAX } from './limits.js';
 import { readSudoVariables, sudoInfo, type SessionInfo, type Variables } from './log-info.js';
-import { checkAborted, onceWarner, startPoint, type EventOptions, type IologSession, type ScanResult, type SessionEvent } from './session.js';
+import { checkAborted, onceWarner, startPoint, type EventOptions, type IologSession, type ResumePoint, type ScanResult, type SessionEvent } from './session.js';
 import { StreamCursor } from './stream-cursor.js';
 import { LineSplitter } from './line-splitter.js';
 import { STREAM_NAMES, TimingParser, type StreamName, type TimingRecord } from './timing.js';
@@ -120,13 +120,18 @@ export class SudoSession implements IologSession {
   }
 
   async scan(signal?: AbortSignal): Promise<ScanResult> {
-    let bytes = 0;
-    let records = 0;
-    let sec = 0;
-    let nsec = 0;
-    const used = [0, 0, 0, 0, 0];
-    const at: { end: number; adjust: number; exhausted?: boolean } = { end: 0, adjust: 0 };
-    for await (const rec of this.records(signal, Infinity, undefined, at)) {
+    const { bytes, records, sec, nsec } = await this.scanFrom(startPoint(), signal);
+    return { bytes, records, sec, nsec };
+  }
+
+  async scanFrom(from: ResumePoint, signal?: AbortSignal): Promise<ScanResult & { end: ResumePoint }> {
+    let bytes = from.pos;
+    let records = from.records;
+    let sec = from.sec;
+    let nsec = from.nsec;
+    const used = [...from.streams];
+    const at: { end: number; adjust: number; exhausted?: boolean } = { end: from.timing, adjust: from.adjust };
+    for await (const rec of this.records(signal, Infinity, from.timing > 0 ? from : undefined, at)) {
       records++;
       if (rec.type === 'io') {
         bytes += rec.nbytes;
@@ -141,7 +146,7 @@ export class SudoSession implements IologSession {
       }
     }
     if (at.exhausted) await this.checkStreamSizes(used);
-    return { bytes, records, sec, nsec };
+    return { bytes, records, sec, nsec, end: { timing: at.end, adjust: at.adjust, sec, nsec, pos: bytes, streams: used, records } };
   }
 
   /**

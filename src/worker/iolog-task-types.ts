@@ -13,7 +13,7 @@ import type { SessionSearchResult } from '../iolog/search.js';
 import type { ReplayRequest, ReplayResult } from '../iolog/replay.js';
 import type { ScreenRequest, ScreenResult } from '../iolog/screen.js';
 import type { StreamName } from '../iolog/timing.js';
-import type { SeekBuildStats, SeekChunkRequest, SeekScreenRequest, SeekScreenResult } from '../iolog/seek.js';
+import type { SeekBuildStats, SeekChunkRequest, SeekScreenRequest, SeekScreenResult, TailHint } from '../iolog/seek.js';
 
 export interface IologTasks {
   chunk: { in: { roots: string[]; file: string; start: number; len: number; redact?: RedactView }; out: ChunkResult };
@@ -30,7 +30,7 @@ export interface IologTasks {
   screen: { in: ScreenRequest & { roots: string[] }; out: ScreenResult };
   /** Through the seek index (keyframes), built or extended first when the session is new or grew. */
   seekScreen: { in: SeekScreenRequest & { roots: string[]; seekFile: string }; out: SeekScreenResult | BuildNeededAnswer };
-  seekChunk: { in: SeekChunkRequest & { roots: string[]; seekFile: string }; out: (ChunkResult & { at?: number }) | BuildNeededAnswer };
+  seekChunk: { in: SeekChunkRequest & { roots: string[]; seekFile: string }; out: (ChunkResult & { at?: number; tail?: TailHint }) | BuildNeededAnswer };
   /** The heavy lane: brings a session's seek index (or an asciicast v1 file's cache) up to date. */
   seekIndex: { in: { roots: string[]; seekFile: string; file: string }; out: SeekBuildStats & { file: string; bytes: number; duration: number } };
   commands: { in: CommandsRequest & { roots: string[] }; out: CommandsResult | BuildNeededAnswer };

@@ -25,8 +25,22 @@ function sseText(e: FollowEvent): string {
   return `event: ${e.event}\n${e.event === 'chunk' ? `id: ${e.id}\n` : ''}data: ${e.data}\n\n`;
 }
 
-async function* sse(events: AsyncIterable<FollowEvent>): AsyncGenerator<string> {
-  for await (const e of events) yield sseText(e);
+/** A chunk's frame, encoded once for all the followers given the same piece. */
+const sharedFrames = new WeakMap<object, Buffer>();
+
+async function* sse(events: AsyncIterable<FollowEvent>): AsyncGenerator<string | Buffer> {
+  for await (const e of events) {
+    if (e.event !== 'chunk') {
+      yield sseText(e);
+      continue;
+    }
+    let frame = sharedFrames.get(e.shared);
+    if (!frame) {
+      frame = Buffer.from(sseText(e), 'utf8');
+      sharedFrames.set(e.shared, frame);
+    }
+    yield frame;
+  }
 }
 
 async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
