@@ -4,8 +4,10 @@
 // so each must end in an answer: a damaged member is FF_GZIP_CORRUPT (1250) — through the app
 // function, the REST handlers and the CLI (non-zero exit) — the store's reader slots come back
 // on error, on abort and when a client leaves, and decompressing a bomb neither stalls the
-// event loop nor goes on after the query is aborted. Every wait here is bounded by a deadline;
-// the only measured bound is the event loop's longest stall, and it is generous.
+// event loop nor goes on after the query is aborted. Every wait here is bounded by a deadline.
+// "Does not stall" is asserted as a count, not a time (a loaded machine stretches any time):
+// at most STALL_BYTES are decompressed between two turns of the event loop; the longest stall
+// is printed for information.
 import { execFile } from 'node:child_process';
 import { createWriteStream, unlinkSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -196,13 +198,15 @@ describe('a gzip bomb member (200 MB of zeros, about 200 KB compressed)', () => 
     const h = monitorEventLoopDelay({ resolution: 10 });
     h.enable();
     const inflated0 = gzipCounters.inflated;
+    const turns = inflatedPerTurn();
     const r = await byDeadline(appQuery(home, { submituser: 'nobody' }), 120_000);
+    const perTurn = turns.stop();
     const maxStallMs = await longestStall(h);
     expect(r).toEqual({ rows: 0, code: 0 });
     // The whole member was decompressed (the query reads to the end for its filter).
     expect(gzipCounters.inflated - inflated0).toBeGreaterThanOrEqual(200 * MB);
-    console.log(`gzip bomb query: longest event-loop stall ${maxStallMs.toFixed(1)} ms`);
-    expect(maxStallMs).toBeLessThan(500);
+    console.log(`gzip bomb query: longest event-loop stall ${maxStallMs.toFixed(1)} ms; at most ${perTurn} bytes decompressed in one turn`);
+    expect(perTurn).toBeLessThanOrEqual(STALL_BYTES);
   }, 180_000);
 
   it('is decompressed only as fast as it is read: a paused reader holds about one chunk', async () => {
@@ -294,10 +298,11 @@ async function evMember(mb: number, isize?: number): Promise<Buffer> {
 }
 
 /** Builds the skip index of a gzip file of ours as `evio events index` and a query do; the longest event-loop stall meanwhile. */
-async function indexWithStall(path: string): Promise<{ result: 'index' | 'none' | number; stallMs: number }> {
+async function indexWithStall(path: string): Promise<{ result: 'index' | 'none' | number; stallMs: number; perTurn: number }> {
   const fh = await open(path, 'r');
   const h = monitorEventLoopDelay({ resolution: 10 });
   h.enable();
+  const turns = inflatedPerTurn();
   let result: 'index' | 'none' | number;
   try {
     const st = await fh.stat({ bigint: true });
@@ -307,7 +312,32 @@ async function indexWithStall(path: string): Promise<{ result: 'index' | 'none' 
   } finally {
     await fh.close();
   }
-  return { result, stallMs: await longestStall(h) };
+  const perTurn = turns.stop();
+  return { result, stallMs: await longestStall(h), perTurn };
+}
+
+/** Bytes that may be decompressed between two turns of the event loop: 64 times zlib's 64 KiB chunk, 0.5 % of the bomb. */
+const STALL_BYTES = 4 * MB;
+
+/** Watches the decompression counter at every turn of the event loop (setImmediate); stop() gives the largest step. */
+function inflatedPerTurn(): { stop: () => number } {
+  let last = gzipCounters.inflated;
+  let max = 0;
+  let on = true;
+  const look = () => {
+    const now = gzipCounters.inflated;
+    max = Math.max(max, now - last);
+    last = now;
+    if (on) setImmediate(look);
+  };
+  setImmediate(look);
+  return {
+    stop: () => {
+      on = false;
+      look();
+      return max;
+    },
+  };
 }
 
 /** The longest event-loop stall the monitor saw, once a tick after the work has recorded a stall at its very end. */
@@ -334,9 +364,9 @@ describe('a gzip bomb member of ours (EV field, as rotate --compress writes them
     const r = await byDeadline(indexWithStall(path), 120_000);
     expect(r).not.toBe('hung');
     if (r === 'hung') return;
-    console.log(`EV member of 200 MB: index build stalled the event loop ${r.stallMs.toFixed(1)} ms at most`);
+    console.log(`EV member of 200 MB: index build stalled the event loop ${r.stallMs.toFixed(1)} ms at most; at most ${r.perTurn} bytes decompressed in one turn`);
     expect(r.result).toBe("none");
-    expect(r.stallMs).toBeLessThan(500);
+    expect(r.perTurn).toBeLessThanOrEqual(STALL_BYTES);
     // The family query scans it: records 1-10, then 200 MB of zeros (one malformed line).
     expect(await byDeadline(appQuery(home, { dump: '1' }), 120_000)).toEqual({ rows: 20, code: 0 });
   }, 180_000);
@@ -348,8 +378,8 @@ describe('a gzip bomb member of ours (EV field, as rotate --compress writes them
     const r = await byDeadline(indexWithStall(path), 120_000);
     expect(r).not.toBe('hung');
     if (r === 'hung') return;
-    console.log(`EV member lying about its size: index build stalled the event loop ${r.stallMs.toFixed(1)} ms at most`);
+    console.log(`EV member lying about its size: index build stalled the event loop ${r.stallMs.toFixed(1)} ms at most; at most ${r.perTurn} bytes decompressed in one turn`);
     expect(r.result).toBe(1250);
-    expect(r.stallMs).toBeLessThan(500);
+    expect(r.perTurn).toBeLessThanOrEqual(STALL_BYTES);
   }, 180_000);
 });
