@@ -121,7 +121,8 @@ describe('prog destination', () => {
     const sink = new ProgSink({ argv: [NODE, first], log: (l) => log.push(l), backoff: FAST });
     // Small batches: several are written (and counted delivered) before the program dies.
     const f = start(sink, { records: 20, bytes: 1 << 20 });
-    await until(() => lines(out2).at(-1) === JSON.stringify(recs.at(-1)), 'the last record in the second output');
+    // A hang guard, not a time bound: 3,000 records through respawned programs take long on a loaded machine.
+    await until(() => lines(out2).at(-1) === JSON.stringify(recs.at(-1)), 'the last record in the second output', 150_000);
     await f.close();
     const read1 = lines(out1).map((l) => JSON.parse(l).recnum as number);
     const read2 = lines(out2).map((l) => JSON.parse(l).recnum as number);
@@ -130,7 +131,7 @@ describe('prog destination', () => {
     expect(read2[0]).toBeLessThanOrEqual(101);
     expect(read2).toEqual(Array.from({ length: 3000 - read2[0]! + 1 }, (_, i) => read2[0]! + i));
     expect(log.some((l) => /delivering again after recnum \d+/.test(l))).toBe(true);
-  });
+  }, 180_000);
 
   it('a slow reader: every record arrives, evio holds one batch and one chunk at most', async () => {
     const recs = records(6000);
