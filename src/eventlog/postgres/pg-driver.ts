@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import pg from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import pgCopy from 'pg-copy-streams';
 import type { SqlDriver, SqlSession } from '../sql/driver.js';
 import { sqlProfile, type SqlProfile } from '../sql/profile.js';
@@ -12,6 +12,7 @@ import type { RawRow } from '../sql/select.js';
 import type { SqlStatement } from '../sql/statement.js';
 import { copyTextChunks } from './copy-text.js';
 import { isConnectionGone, pgError } from './pg-errors.js';
+import { pg } from './pg-module.js';
 import { pingPool } from './pg-ping.js';
 import { effectiveUserName } from './pg-url.js';
 
@@ -53,7 +54,7 @@ const CUSTOM_PLANS = "SELECT set_config('plan_cache_mode', 'force_custom_plan', 
 
 export class PostgresDriver implements SqlDriver {
   readonly profile: SqlProfile;
-  private readonly pool: pg.Pool;
+  private readonly pool: Pool;
   private ended = false;
   /** SQL text -> its prepared statement's name (MAX_PREPARED at most). */
   private readonly names = new Map<string, string>();
@@ -114,9 +115,9 @@ export class PostgresDriver implements SqlDriver {
    * A pooled client with `first` already run on it. A pooled connection may have died since it
    * was last used; when `first` finds it gone, nothing has happened yet, so one fresh retry is safe.
    */
-  private async checkout(first: string | null): Promise<{ client: pg.PoolClient; done: (err?: unknown) => void; lastError: () => unknown }> {
+  private async checkout(first: string | null): Promise<{ client: PoolClient; done: (err?: unknown) => void; lastError: () => unknown }> {
     for (let attempt = 0; ; attempt++) {
-      let client: pg.PoolClient;
+      let client: PoolClient;
       try {
         client = await this.pool.connect();
       } catch (err) {
@@ -150,7 +151,7 @@ export class PostgresDriver implements SqlDriver {
     }
   }
 
-  private session(client: pg.PoolClient, lastError: () => unknown): SqlSession {
+  private session(client: PoolClient, lastError: () => unknown): SqlSession {
     const fail = (err: unknown) => this.fail(lastError() ?? err, 'query');
     return {
       async run(s: SqlStatement) {
