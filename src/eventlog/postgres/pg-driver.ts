@@ -79,8 +79,17 @@ export class PostgresDriver implements SqlDriver {
     });
   }
 
+  /**
+   * Cleared when the server loses a statement this connection prepared (SQLSTATE 26000): a
+   * connection pooler in transaction mode that does not keep prepared statements (PgBouncer
+   * before 1.21, or without max_prepared_statements) hands each statement to any server
+   * connection. Pages then run unnamed, as before.
+   */
+  private prepare = true;
+
   /** The prepared statement's name for a page's SQL text; undefined past MAX_PREPARED texts. */
   private statementName(sql: string): string | undefined {
+    if (!this.prepare) return undefined;
     let name = this.names.get(sql);
     if (name === undefined && this.names.size < MAX_PREPARED) {
       name = `evio_page_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
@@ -98,7 +107,14 @@ export class PostgresDriver implements SqlDriver {
     const name = this.statementName(s.sql);
     let broken: unknown;
     try {
-      return (await client.query(name === undefined ? { text: s.sql, values: s.params } : { name, text: s.sql, values: s.params })).rows as RawRow[];
+      if (name === undefined) return (await client.query(s.sql, s.params)).rows as RawRow[];
+      try {
+        return (await client.query({ name, text: s.sql, values: s.params })).rows as RawRow[];
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== '26000') throw err;
+        this.prepare = false;
+        return (await client.query(s.sql, s.params)).rows as RawRow[];
+      }
     } catch (err) {
       if (isConnectionGone(lastError() ?? err)) broken = err;
       throw this.fail(lastError() ?? err, 'query');

@@ -156,6 +156,11 @@ describe('PostgresStore specifics', () => {
       { name: expect.stringMatching(/^evio_page_[0-9a-f]{20}$/), generic: 0, custom: 7, mode: 'force_custom_plan' },
       { name: expect.stringMatching(/^evio_page_[0-9a-f]{20}$/), generic: 0, custom: 1, mode: 'force_custom_plan' },
     ]);
+    // A server that loses them (as behind a pooler that does not keep prepared statements):
+    // the page is answered unnamed, and so are the pages after it.
+    await driver.read((x) => x.run({ sql: 'DEALLOCATE ALL', params: [] }));
+    for (let i = 0; i < 2; i++) expect((await all(s.query(page('rare')))).map((r) => r.rec.recnum)).toEqual([1, 11, 21, 31, 41]);
+    expect(await driver.read((x) => x.all({ sql: 'SELECT name FROM pg_prepared_statements', params: [] }))).toEqual([]);
   });
 
   it('reads PG* environment variables when given no URL', async (ctx) => {
