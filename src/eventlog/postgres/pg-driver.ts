@@ -5,7 +5,6 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Pool, PoolClient } from 'pg';
-import pgCopy from 'pg-copy-streams';
 import type { SqlDriver, SqlSession } from '../sql/driver.js';
 import { sqlProfile, type SqlProfile } from '../sql/profile.js';
 import type { RawRow } from '../sql/select.js';
@@ -186,6 +185,8 @@ export class PostgresDriver implements SqlDriver {
       },
       async copyIn(table: string, columns: readonly string[], rows: readonly unknown[][]) {
         try {
+          // Loaded by the bulk loads that use it, not by every command that opens the store.
+          const { default: pgCopy } = await import('pg-copy-streams');
           const sink = client.query(pgCopy.from(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
           await pipeline(Readable.from(copyTextChunks(rows)), sink);
         } catch (err) {
