@@ -99,6 +99,17 @@ async function times(name, fn, pid) {
   return t;
 }
 
+const timeFile = join(work, 'time');
+/** One whole process: wall ms, and CPU ms (user + system, GNU time) added to CPU[name]. */
+function wholeProcess(name, argv) {
+  const t = process.hrtime.bigint();
+  const p = spawnSync('/usr/bin/time', ['-f', '%U %S', '-o', timeFile, ...argv], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const wall = Number(process.hrtime.bigint() - t) / 1e6;
+  if (p.status !== 0) throw new Error(`${argv.join(' ')}: ${p.stderr}`);
+  (CPU[name] ??= []).push(readFileSync(timeFile, 'utf8').trim().split('\n').pop().split(' ').reduce((a, x) => a + Number(x) * 1000, 0));
+  return wall;
+}
+
 function psqlScript(script) {
   const r = spawnSync('psql', [...psqlBase, '-v', 'ON_ERROR_STOP=1'], { input: script, encoding: 'utf8', maxBuffer: 1 << 28 });
   if (r.status !== 0) throw new Error(`psql: ${r.stderr}`);
@@ -146,12 +157,7 @@ try {
     M.planning.push(...[...explain.matchAll(/Planning Time: ([\d.]+) ms/g)].map((m) => Number(m[1])).slice(3));
     const timed = psqlScript(`SET search_path = ${schema};\n\\timing on\n\\o /dev/null\n${`${st.inlined};\n`.repeat(N + 3)}`);
     M.psqlRoundTrip.push(...[...timed.matchAll(/Time: ([\d.]+) ms/g)].map((m) => Number(m[1])).slice(3));
-    for (let i = 0; i < Math.min(N, 15); i++) {
-      const s = process.hrtime.bigint();
-      const p = spawnSync('psql', [...psqlBase, '-o', '/dev/null', '-c', `SET search_path = ${schema}`, '-c', st.inlined], { stdio: 'ignore' });
-      if (p.status !== 0) throw new Error('psql -c failed');
-      M.psqlProcess.push(Number(process.hrtime.bigint() - s) / 1e6);
-    }
+    for (let i = 0; i < Math.min(N, 15); i++) M.psqlProcess.push(wholeProcess('psqlProcess', ['psql', ...psqlBase, '-o', '/dev/null', '-c', `SET search_path = ${schema}`, '-c', st.inlined]));
     // In-process layers.
     M.checkout.push(...(await times('checkout', async () => (await pool.connect()).release())));
     M.driver.push(...(await times('driver', async () => check('pg client', (await held.query(st.sql, st.params)).rows.length))));
@@ -180,12 +186,7 @@ try {
       if (res.status !== 200) throw new Error(`REST ${res.status}: ${text.slice(0, 300)}`);
     }, server.pid)));
     // The CLI, whole process.
-    for (let i = 0; i < Math.min(N, 15); i++) {
-      const s = process.hrtime.bigint();
-      const p = spawnSync(process.execPath, [join(ROOT, 'bin/evio.js'), '--config', config, 'events', 'query', 'pg:bench', '--submituser', user, '-n', '512'], { stdio: ['ignore', 'ignore', 'pipe'] });
-      if (p.status !== 0) throw new Error(`evio events query: ${p.stderr}`);
-      M.cli.push(Number(process.hrtime.bigint() - s) / 1e6);
-    }
+    for (let i = 0; i < Math.min(N, 15); i++) M.cli.push(wholeProcess('cli', [process.execPath, join(ROOT, 'bin/evio.js'), '--config', config, 'events', 'query', 'pg:bench', '--submituser', user, '-n', '512']));
     log(`pg-page: round ${r + 1}/${rounds}, load average ${loadavg()[0].toFixed(2)}`);
   }
   for (const line of readFileSync(requestLog, 'utf8').split('\n')) {
@@ -210,7 +211,7 @@ const lines = [
   '',
   `SQL: \`${st.inlined}\``,
   '',
-  '| measurement | wall, median | CPU per call (median of the rounds) | calls | note |',
+  '| measurement | wall, median | CPU per call (median of the rounds; whole processes: median of the runs) | calls | note |',
   '|---|---:|---:|---:|---|',
   row('psql: `EXPLAIN (ANALYZE, TIMING OFF)` execution time (server)', 'execution', `planning ${fmtMs(m.planning)} more`),
   row('psql: `\\timing` of the statement (client round trip, rows to /dev/null)', 'psqlRoundTrip'),
@@ -225,7 +226,7 @@ const lines = [
   row('service: the same calls timed by the server (request log: arrival to the last byte written)', 'restServer', `+${fmtMs(m.restServer - m.dispatch)} over \`dispatch\``),
   row('CLI: `evio events query pg:NAME --submituser U -n 512`, whole process', 'cli'),
   '',
-  `Ratios: service page / psql execution ${(m.rest / m.execution).toFixed(2)}× (goal ≤ 1.3×; timed by the server ${(m.restServer / m.execution).toFixed(2)}×); service page / psql round trip ${(m.rest / m.psqlRoundTrip).toFixed(2)}× (by the server ${(m.restServer / m.psqlRoundTrip).toFixed(2)}×); node-postgres alone (held client) / psql execution ${(m.driver / m.execution).toFixed(2)}×; CLI whole process / psql whole process ${(m.cli / m.psqlProcess).toFixed(2)}× (goal ≤ 3×).`,
+  `Ratios: service page / psql execution ${(m.rest / m.execution).toFixed(2)}× (goal ≤ 1.3×; timed by the server ${(m.restServer / m.execution).toFixed(2)}×); service page / psql round trip ${(m.rest / m.psqlRoundTrip).toFixed(2)}× (by the server ${(m.restServer / m.psqlRoundTrip).toFixed(2)}×); node-postgres alone (held client) / psql execution ${(m.driver / m.execution).toFixed(2)}×; CLI whole process / psql whole process ${(m.cli / m.psqlProcess).toFixed(2)}× (goal ≤ 3×; in CPU time ${(cpu.cli / cpu.psqlProcess).toFixed(2)}×).`,
 ];
 const text = `${lines.join('\n')}\n`;
 process.stdout.write(text);
