@@ -205,7 +205,8 @@ try {
 const m = Object.fromEntries(Object.entries(M).map(([k, v]) => [k, median(v)]));
 const cpu = Object.fromEntries(Object.entries(CPU).map(([k, v]) => [k, median(v)]));
 const row = (what, k, extra = '') => `| ${what} | ${fmtMs(m[k])} | ${k in cpu ? fmtMs(cpu[k]) : '–'} | ${M[k].length} | ${extra} |`;
-const step = (k, prev) => `+${fmtMs(m[k] - m[prev])} over the row above`;
+const delta = (d) => `${d >= 0 ? '+' : '−'}${fmtMs(Math.abs(d))}`;
+const step = (k, prev) => `${delta(m[k] - m[prev])} over the row above`;
 const lines = [
   `*Measured ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')} by \`node bench/pg-page.mjs --rounds ${rounds} --n ${N}\` on ${rows.toLocaleString('en-US')} events (schema \`${schema}\`); ${rounds} rounds, every measurement in each; medians of all calls; load average ${loadavg().map((x) => x.toFixed(2)).join(', ')} at the end.*`,
   '',
@@ -223,7 +224,7 @@ const lines = [
   row('in-process: `queryEvents` (reader slots, paging, shaping)', 'app', step('app', 'store')),
   row('in-process: `dispatch` (the handler, JSON serialised)', 'dispatch', step('dispatch', 'app')),
   row('service: GET over loopback (signed, keep-alive, body read); CPU: the server process', 'rest', `${step('rest', 'dispatch')} (HTTP, signature check)`),
-  row('service: the same calls timed by the server (request log: arrival to the last byte written)', 'restServer', `+${fmtMs(m.restServer - m.dispatch)} over \`dispatch\``),
+  row('service: the same calls timed by the server (request log: arrival to the last byte written)', 'restServer', `${delta(m.restServer - m.dispatch)} over \`dispatch\``),
   row('CLI: `evio events query pg:NAME --submituser U -n 512`, whole process', 'cli'),
   '',
   `Ratios: service page / psql execution ${(m.rest / m.execution).toFixed(2)}× (goal ≤ 1.3×; timed by the server ${(m.restServer / m.execution).toFixed(2)}×); service page / psql round trip ${(m.rest / m.psqlRoundTrip).toFixed(2)}× (by the server ${(m.restServer / m.psqlRoundTrip).toFixed(2)}×); node-postgres alone (held client) / psql execution ${(m.driver / m.execution).toFixed(2)}×; CLI whole process / psql whole process ${(m.cli / m.psqlProcess).toFixed(2)}× (goal ≤ 3×; in CPU time ${(cpu.cli / cpu.psqlProcess).toFixed(2)}×).`,

@@ -59,10 +59,10 @@ import { register } from 'node:module';
 register('data:text/javascript,' + encodeURIComponent('export async function load(url, ctx, next) { if (!url.startsWith("node:")) process._rawDebug("evio-bench-module " + url); return next(url, ctx); }'));
 `)}`;
 
-/** Modules (not node: builtins) a command loads, from a run with a loader hook. */
+/** Modules a command loads besides bin/evio.js (not node: builtins), from a run with a loader hook. */
 function modulesLoaded(argv) {
   const r = spawnSync(argv[0], ['--import', HOOK, ...argv.slice(1)], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
-  return r.stderr.split('\n').filter((l) => l.startsWith('evio-bench-module ')).length - 1; // the hook's own data: URL
+  return r.stderr.split('\n').filter((l) => l.startsWith('evio-bench-module ')).length - 1; // bin/evio.js itself
 }
 
 const timeFile = join(work, 'time');
@@ -126,7 +126,7 @@ try {
   const lines = [
     `*Measured ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')} by \`node bench/startup.mjs --runs ${runs}${before ? ' --before DIR' : ''}${extra.map((t) => ` --tree ${t.label}=DIR`).join('')}\`; ${runs} rounds, the commands interleaved in each; 1-minute load average ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}; Node ${process.version}.*`,
     '',
-    `| command | tree | wall time, median of ${runs} (min–max) | over \`node -e 0\` | CPU time (user + system), median (over \`node -e 0\`) | modules loaded (not node: builtins) |`,
+    `| command | tree | wall time, median of ${runs} (min–max) | over \`node -e 0\` | CPU time (user + system), median (over \`node -e 0\`) | modules loaded besides bin/evio.js (not node: builtins) |`,
     '|---|---|---:|---:|---:|---:|',
   ];
   for (const c of all) {
