@@ -17,6 +17,7 @@ import { storeSink } from '../eventlog/destinations/store-sink.js';
 import { SyslogSink } from '../eventlog/destinations/syslog-sink.js';
 import { flatfileIndexSettings, openStore, parseStoreName } from '../eventlog/stores.js';
 import type { Settings } from '../settings.js';
+import { destinationTargets } from './destination-targets.js';
 
 export type { DestinationStatus } from '../eventlog/destinations/forwarder.js';
 
@@ -50,21 +51,6 @@ export interface DestinationOptions {
 /** The folder of the cursors. */
 export function spoolFolder(s: Settings): string {
   return join(s.home, 'spool');
-}
-
-/** An argv as one line a shell would read back (for display only: the program runs without a shell). */
-function argvText(argv: readonly string[]): string {
-  return argv.map((a) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
-
-/**
- * GET /events/destinations: exactly what the forwarders deliver to, null for a destination that
- * is not configured; `ff` is the flat-file event log, the spool they are fed from. `db` is the
- * database as named in the settings (a key of `databases`, never its URL, or an SQLite path).
- */
-export function destinationTargets(s: Settings): Record<'db' | 'ff' | 'prog' | 'odbc' | 'syslog', string | null> {
-  const d = s.destinations;
-  return { db: d.db ?? null, ff: s.eventlog, prog: d.prog ? argvText(d.prog) : null, odbc: d.odbc ?? null, syslog: d.syslog ?? null };
 }
 
 const running = new WeakMap<Engine, DestinationSet>();

@@ -7,11 +7,11 @@ import { evioError } from '../errors.js';
 import { parseEventDelete, parseEventQuery, parseLegacyQuery, type Params } from '../eventlog/query.js';
 import { ReaderBudget, takeReaderSlot } from '../eventlog/reader-slots.js';
 import { shapeEvent, shapeLegacyEvent, type ReturnedEvent } from '../eventlog/shape.js';
-import { copyStore, type CopyProgress } from '../eventlog/copy.js';
+import type { CopyProgress } from '../eventlog/copy.js';
 import { NO_LIMIT, newPageEnd, PageCut, type PageEnd } from '../eventlog/paging.js';
 import { formatParamsOf, openRequestStore, openStore, parseStoreName, type StoreSpec } from '../eventlog/stores.js';
 import { refuseAuditLogChange, refuseAuditLogWrite } from './audit.js';
-import { destinationTargets } from './event-destinations.js';
+import { destinationTargets } from './destination-targets.js';
 import { publicPath } from '../paths.js';
 import type { AppendResult, DeleteResult, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats } from '../eventlog/types.js';
 
@@ -181,6 +181,7 @@ export async function copyEvents(engine: Engine, r: CopyRequest): Promise<CopyPr
   const to = parseStoreName(engine, r.to);
   refuseAuditLogWrite(engine, to);
   const dst = await openStore(engine, to);
+  const { copyStore } = await import('../eventlog/copy.js');
   const p = await copyStore(src, dst, { ...(r.signal ? { signal: r.signal } : {}), ...(r.onProgress ? { onProgress: r.onProgress } : {}) });
   return { ...p, from: src.name, to: dst.name };
 }

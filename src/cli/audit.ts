@@ -3,7 +3,6 @@
 // host, the arguments and the outcome. A command tells the outcome in words with noteOutcome;
 // a failure is recorded with its error. Usage errors and --help change nothing and are not
 // recorded, nor are dry runs.
-import { cliActor, recordAudit } from '../app/audit.js';
 import { toEvioError } from '../errors.js';
 import type { CliIo } from './io.js';
 
@@ -44,6 +43,8 @@ export async function runAudited(command: string, args: string[], io: CliIo, run
 
 async function record(io: CliIo, command: string, args: string[], started: number, outcome: string, status: number): Promise<void> {
   try {
+    // Loaded here: most commands change nothing and never open the audit log.
+    const { cliActor, recordAudit } = await import('../app/audit.js');
     await recordAudit(io.engine(), {
       accepted: true,
       ...cliActor(),

@@ -20,7 +20,6 @@ import {
 } from '../app/iolog.js';
 import { IOLOG_LIST_PARAMS, IOLOG_LIST_REPEATABLE } from '../app/routes/iolog.js';
 import { refuseAuditOutput } from '../app/audit.js';
-import { iologEvents } from '../app/session-events.js';
 import { parseFlags, wantsHelp } from './flags.js';
 import { evioError } from '../errors.js';
 import { progress, progressDone, usageError, type CliCommand, type CliIo } from './io.js';
@@ -84,6 +83,8 @@ const SUBS: Record<string, Sub> = {
     positionals: ['file'],
     async run(a, io) {
       const { store, ...params } = a;
+      // Loaded here: only this subcommand reads the event log.
+      const { iologEvents } = await import('../app/session-events.js');
       const found = await iologEvents(io.engine(), params, { ...(io.signal ? { signal: io.signal } : {}), ...(typeof store === 'string' ? { store } : {}) });
       return printJson(io, { ...found });
     },

@@ -1,10 +1,11 @@
 // The `evio` command: global options, then a command group. Each group lives in its own file
-// and drives the same engine functions as the HTTP handlers.
+// and drives the same engine functions as the HTTP handlers. What a command needs beyond this
+// file (settings, engine, audit log) is imported once the command is known: `evio --version`
+// and `--help` load four modules (BENCHMARKS.md, "Start-up steps").
 import { printable } from './printable.js';
 import { evioError, toEvioError } from '../errors.js';
-import { makeIo, type CliCommand } from './io.js';
+import type { CliCommand } from './io.js';
 import { commands } from './commands.js';
-import { runAudited } from './audit.js';
 
 const HELP = `evio - audit-trail engine: sudo event logs and I/O logs
 
@@ -51,6 +52,7 @@ export async function main(argv: string[]): Promise<number> {
   const stop = () => ac.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  const [{ makeIo }, { runAudited }] = await Promise.all([import('./io.js'), import('./audit.js')]);
   const io = makeIo(config, ac.signal);
   try {
     return await runAudited(name, args, io, () => cmd.run(args, io));

@@ -1,16 +1,17 @@
 // node-postgres behind the SqlDriver contract: a pg.Pool whose every connection carries the
 // statement timeout, queries streamed through a server-side cursor (DECLARE ... CURSOR, then
 // FETCH n at a time, inside a read-only transaction: never a whole result set in memory).
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import pg from 'pg';
-import pgCopy from 'pg-copy-streams';
+import type { Pool, PoolClient } from 'pg';
 import type { SqlDriver, SqlSession } from '../sql/driver.js';
 import { sqlProfile, type SqlProfile } from '../sql/profile.js';
 import type { RawRow } from '../sql/select.js';
 import type { SqlStatement } from '../sql/statement.js';
 import { copyTextChunks } from './copy-text.js';
 import { isConnectionGone, pgError } from './pg-errors.js';
+import { pg } from './pg-module.js';
 import { pingPool } from './pg-ping.js';
 import { effectiveUserName } from './pg-url.js';
 
@@ -34,10 +35,28 @@ export interface PostgresDriverOptions {
 
 const CURSOR = 'evio_cursor';
 
+/**
+ * Distinct page statements kept prepared on each connection. A page's SELECT differs only by
+ * the filters given (their values are parameters), so a service sees a few dozen texts; past
+ * this bound a new text runs unnamed, so server memory per connection stays bounded.
+ */
+const MAX_PREPARED = 256;
+
+/**
+ * Set once on each new connection: a prepared page is planned for its parameters every time,
+ * as an unnamed statement is, never by a generic plan chosen after five executions (a generic
+ * plan of `submituser = $4 ... LIMIT $5` cannot know that one user has 2 rows and another
+ * 50,000). Preparing then saves the parse and analysis of the text, not the plan. The setting
+ * exists from PostgreSQL 12; an older server skips it (the WHERE is false there).
+ */
+const CUSTOM_PLANS = "SELECT set_config('plan_cache_mode', 'force_custom_plan', false) WHERE current_setting('server_version_num')::int >= 120000";
+
 export class PostgresDriver implements SqlDriver {
   readonly profile: SqlProfile;
-  private readonly pool: pg.Pool;
+  private readonly pool: Pool;
   private ended = false;
+  /** SQL text -> its prepared statement's name (MAX_PREPARED at most). */
+  private readonly names = new Map<string, string>();
 
   constructor(private readonly opts: PostgresDriverOptions) {
     this.profile = sqlProfile('pg', { driver: 'native', schema: opts.schema });
@@ -52,6 +71,55 @@ export class PostgresDriver implements SqlDriver {
     // An idle connection that dies (server restart) is dropped by the pool; the next checkout
     // opens a fresh one. Without a listener the error would crash the process.
     this.pool.on('error', () => {});
+    // Queued before the checkout's first query on a new connection. A failure here (the
+    // connection dying at once) shows up again as that query's error.
+    this.pool.on('connect', (client) => {
+      client.query(CUSTOM_PLANS).catch(() => {});
+    });
+  }
+
+  /**
+   * Cleared when the server loses a statement this connection prepared (SQLSTATE 26000): a
+   * connection pooler in transaction mode that does not keep prepared statements (PgBouncer
+   * before 1.21, or without max_prepared_statements) hands each statement to any server
+   * connection. Pages then run unnamed, as before.
+   */
+  private prepare = true;
+
+  /** The prepared statement's name for a page's SQL text; undefined past MAX_PREPARED texts. */
+  private statementName(sql: string): string | undefined {
+    if (!this.prepare) return undefined;
+    let name = this.names.get(sql);
+    if (name === undefined && this.names.size < MAX_PREPARED) {
+      name = `evio_page_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+      this.names.set(sql, name);
+    }
+    return name;
+  }
+
+  /**
+   * A page's rows in one round trip, as a named prepared statement: each connection parses and
+   * analyses the text once, then binds and executes it (measured in BENCHMARKS.md section 4).
+   */
+  private async page(s: SqlStatement): Promise<RawRow[]> {
+    const { client, done, lastError } = await this.checkout(null);
+    const name = this.statementName(s.sql);
+    let broken: unknown;
+    try {
+      if (name === undefined) return (await client.query(s.sql, s.params)).rows as RawRow[];
+      try {
+        return (await client.query({ name, text: s.sql, values: s.params })).rows as RawRow[];
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== '26000') throw err;
+        this.prepare = false;
+        return (await client.query(s.sql, s.params)).rows as RawRow[];
+      }
+    } catch (err) {
+      if (isConnectionGone(lastError() ?? err)) broken = err;
+      throw this.fail(lastError() ?? err, 'query');
+    } finally {
+      done(broken);
+    }
   }
 
   private fail(err: unknown, phase: 'connect' | 'query') {
@@ -62,9 +130,9 @@ export class PostgresDriver implements SqlDriver {
    * A pooled client with `first` already run on it. A pooled connection may have died since it
    * was last used; when `first` finds it gone, nothing has happened yet, so one fresh retry is safe.
    */
-  private async checkout(first: string | null): Promise<{ client: pg.PoolClient; done: (err?: unknown) => void; lastError: () => unknown }> {
+  private async checkout(first: string | null): Promise<{ client: PoolClient; done: (err?: unknown) => void; lastError: () => unknown }> {
     for (let attempt = 0; ; attempt++) {
-      let client: pg.PoolClient;
+      let client: PoolClient;
       try {
         client = await this.pool.connect();
       } catch (err) {
@@ -98,7 +166,7 @@ export class PostgresDriver implements SqlDriver {
     }
   }
 
-  private session(client: pg.PoolClient, lastError: () => unknown): SqlSession {
+  private session(client: PoolClient, lastError: () => unknown): SqlSession {
     const fail = (err: unknown) => this.fail(lastError() ?? err, 'query');
     return {
       async run(s: SqlStatement) {
@@ -117,6 +185,8 @@ export class PostgresDriver implements SqlDriver {
       },
       async copyIn(table: string, columns: readonly string[], rows: readonly unknown[][]) {
         try {
+          // Loaded by the bulk loads that use it, not by every command that opens the store.
+          const { default: pgCopy } = await import('pg-copy-streams');
           const sink = client.query(pgCopy.from(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
           await pipeline(Readable.from(copyTextChunks(rows)), sink);
         } catch (err) {
@@ -165,12 +235,12 @@ export class PostgresDriver implements SqlDriver {
       // COMMIT. Memory stays bounded by the LIMIT, as it is by the fetch size below.
       let rows: RawRow[];
       try {
-        rows = await this.read((session) => session.all(s));
+        rows = await this.page(s);
       } catch (err) {
         // A pooled connection the server closed since (a restart): a read-only SELECT is safe
         // to run again, once, on a fresh one (checkout does the same for a transaction).
         if (!isConnectionGone((err as { cause?: unknown }).cause ?? err)) throw err;
-        rows = await this.read((session) => session.all(s));
+        rows = await this.page(s);
       }
       for (const r of rows) {
         yield r;

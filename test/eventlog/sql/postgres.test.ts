@@ -140,6 +140,29 @@ describe('PostgresStore specifics', () => {
     expect(activity).toMatch(/idle in transaction: FETCH FORWARD 25 FROM evio_cursor/);
   });
 
+  it('runs a page as a named prepared statement, planned for its parameters each time', async (ctx) => {
+    if (!pgs.admin) return ctx.skip();
+    const s = open(schemaName('prepared'), { poolSize: 1 });
+    await s.append(Array.from({ length: 60 }, (_, i) => ({ uniqueid: `u${i}`, etype: 'A' as const, time: i, submituser: i % 10 === 0 ? 'rare' : 'common' })));
+    const page = (user: string) => ({ ...DUMP_ALL, patterns: { submituser: [compileWildcard(user)] }, limit: 5 });
+    for (let i = 0; i < 7; i++) {
+      expect((await all(s.query(page(i % 2 ? 'rare' : 'common')))).map((r) => r.rec.recnum)).toEqual(i % 2 ? [1, 11, 21, 31, 41] : [2, 3, 4, 5, 6]);
+    }
+    expect((await all(s.query({ ...DUMP_ALL, limit: 3 }))).map((r) => r.rec.recnum)).toEqual([1, 2, 3]);
+    // The pool's one connection, asked about its own prepared statements (they are per session).
+    const driver = await (s as unknown as { ready(): Promise<import('../../../src/eventlog/sql/driver.js').SqlDriver> }).ready();
+    const prepared = await driver.read((x) => x.all({ sql: "SELECT name, generic_plans::int AS generic, custom_plans::int AS custom, current_setting('plan_cache_mode') AS mode FROM pg_prepared_statements ORDER BY custom_plans DESC", params: [] }));
+    expect(prepared).toEqual([
+      { name: expect.stringMatching(/^evio_page_[0-9a-f]{20}$/), generic: 0, custom: 7, mode: 'force_custom_plan' },
+      { name: expect.stringMatching(/^evio_page_[0-9a-f]{20}$/), generic: 0, custom: 1, mode: 'force_custom_plan' },
+    ]);
+    // A server that loses them (as behind a pooler that does not keep prepared statements):
+    // the page is answered unnamed, and so are the pages after it.
+    await driver.read((x) => x.run({ sql: 'DEALLOCATE ALL', params: [] }));
+    for (let i = 0; i < 2; i++) expect((await all(s.query(page('rare')))).map((r) => r.rec.recnum)).toEqual([1, 11, 21, 31, 41]);
+    expect(await driver.read((x) => x.all({ sql: 'SELECT name FROM pg_prepared_statements', params: [] }))).toEqual([]);
+  });
+
   it('reads PG* environment variables when given no URL', async (ctx) => {
     if (!pgs.admin) return ctx.skip();
     const u = new URL(PG_URL);
