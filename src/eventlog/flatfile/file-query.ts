@@ -85,7 +85,7 @@ export async function* queryFile(path: string, fh: FileHandle, live: boolean, fa
   const gz = await isGzipFile(fh);
   if (gz) view = null;
   const ix = ctx.index.enabled ? await indexFor(path, fh, st, gz, ctx) : null;
-  const usable = viewOfIndex(ix !== null && ix.legacy === 0 ? ix : null, view);
+  const usable = viewOfIndex(ix, view);
   const size = view ? view.end : st.size;
   const offsetOf = familyMode ? (live ? liveFamilyOffset : rotatedFamilyOffset) : undefined;
   const gzs = gz ? new GzipSource(fh, path, ctx.signal) : null;
