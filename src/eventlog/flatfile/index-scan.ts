@@ -19,7 +19,7 @@ import { readIntoSync } from './read-at.js';
 import { scanRows } from './scan.js';
 import {
   B_AE_MAX, B_AE_MIN, B_AE_OPEN, B_CEND, B_CSTART, B_END, B_F_MAX, B_F_MIN, B_LINE_FROM, B_MASK, B_REC_MAX, B_REC_MIN, B_START, B_T_MAX, B_T_MIN, BF,
-  C_DICT, C_KIND, C_START, C_UID, COL_FIELDS, COL_OVERFLOW, ETYPE_BIT, UID_UNKNOWN, type SkipIndex,
+  C_DICT, C_KIND, C_START, C_UID, COL_FIELDS, COL_OVERFLOW, ETYPE_BIT, UID_UNKNOWN, type ColField, type SkipIndex,
 } from './skip-index.js';
 
 type OffsetOf = ((end: number, recnum: number, numberedByLine?: boolean) => number) | undefined;
@@ -94,6 +94,14 @@ export function columnMasks(ix: SkipIndex, q: EventQuery): Array<[number, Uint8A
   return out;
 }
 
+/** Lines whose `f` has an id the mask admits (the overflow id included), from the index's id counts. */
+export function admittedLines(ix: SkipIndex, f: ColField, mask: Uint8Array): number {
+  const c = ix.counts[f];
+  let sum = mask[COL_OVERFLOW] === 1 ? ix.overflow[f] : 0;
+  for (let id = 1; id < c.length; id++) if (mask[id] === 1) sum += c[id]!;
+  return sum;
+}
+
 /** Uniqueid hashes an exact uniqueid filter allows, or null when the filter is not exact. */
 export function uidHashes(q: EventQuery): Set<number> | null {
   const alts = q.patterns.uniqueid;
@@ -118,8 +126,11 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
   const types = admittedTypes(q);
   const admittedByte = new Uint8Array(256);
   for (const t of types) admittedByte[t.charCodeAt(0)] = 1;
-  const mayHold = blockTest(q);
   const masks = columnMasks(ix, q);
+  // A field whose admitted values are on no line (the id counts): no block holds a row.
+  const none = masks.some(([c, m]) => admittedLines(ix, COL_FIELDS[c - C_DICT]!, m) === 0);
+  const blockMay = blockTest(q);
+  const mayHold = none ? () => false : blockMay;
   const nMasks = masks.length;
   const maskBits = masks.map(([, m]) => m);
   const maskSlices: ColumnSlice[] = [];
@@ -284,16 +295,17 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
       const lineStart = (i: number) => bStart + st[i]!;
       const lineEnd = (i: number) => (i + 1 < n ? bStart + st[i + 1]! : bEnd);
       let buf: Buffer;
-      let base: number;
+      /** Where wanted line j starts in `buf`. */
+      let at: number[];
       if (gz) {
         // A member of ours (about 64 KiB) is inflated here, synchronously: decompressing ahead
         // on the thread pool was measured slower (BENCHMARKS.md, section 11: a zlib handle per
         // member costs more than it saves). A larger one goes through the pool (gzip.ts).
         buf = await memberOf(ix, fh, o, ctx);
-        base = bStart;
+        at = lines.map((i) => lineStart(i) - bStart);
       } else {
         // The wanted lines, runs closer than READ_GAP read together (dense: the block at once).
-        ({ buf, base } = readLines(fh, lines, lineStart, lineEnd));
+        ({ buf, at } = readLines(fh, lines, lineStart, lineEnd));
         ctx.counters.bytes += buf.length;
       }
       const lineBase = t[o + B_LINE_FROM]! + 1;
@@ -301,7 +313,7 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
         const i = lines[j]!;
         const s = lineStart(i);
         const e = lineEnd(i) - 1;
-        const text = buf.toString('utf8', locate(base, s, buf), locate(base, e, buf));
+        const text = buf.toString('utf8', at[j]!, at[j]! + (e - s));
         const v = parseJsonText(text);
         // A line without recnum is numbered by its line (1-based, every line counted), as a scan numbers it.
         const byLine = v !== undefined && lacksRecnum(v);
@@ -353,51 +365,39 @@ export async function* scanGzipFrom(ix: SkipIndex, fh: FileHandle, from: number,
   }
 }
 
-/** Sparse reads land in one buffer at their own places; `locate` maps a file position into it. */
-const placed = new WeakMap<Buffer, { starts: number[]; at: number[] }>();
-
-function locate(base: number, pos: number, buf: Buffer): number {
-  const p = placed.get(buf);
-  if (!p) return pos - base;
-  // Binary search for the run holding pos.
-  let lo = 0;
-  let hi = p.starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (p.starts[mid]! <= pos) lo = mid;
-    else hi = mid - 1;
-  }
-  return p.at[lo]! + (pos - p.starts[lo]!);
-}
-
-function readLines(fh: FileHandle, lines: number[], lineStart: (i: number) => number, lineEnd: (i: number) => number): { buf: Buffer; base: number } {
+/**
+ * Reads the wanted lines of a block into one buffer, runs closer than READ_GAP with one read;
+ * `at[j]` is where line `lines[j]` starts in it.
+ */
+function readLines(fh: FileHandle, lines: number[], lineStart: (i: number) => number, lineEnd: (i: number) => number): { buf: Buffer; at: number[] } {
   const starts: number[] = [];
   const ends: number[] = [];
+  const at: number[] = [];
+  let total = 0;
   for (const i of lines) {
     const s = lineStart(i);
     const e = lineEnd(i);
-    if (ends.length > 0 && s - ends[ends.length - 1]! < READ_GAP) ends[ends.length - 1] = e;
-    else {
+    if (ends.length > 0 && s - ends[ends.length - 1]! < READ_GAP) {
+      total += e - ends[ends.length - 1]!;
+      ends[ends.length - 1] = e;
+    } else {
       starts.push(s);
       ends.push(e);
+      total += e - s;
     }
-  }
-  const at: number[] = [];
-  let total = 0;
-  for (let k = 0; k < starts.length; k++) {
-    at.push(total);
-    total += ends[k]! - starts[k]!;
+    at.push(total - (e - s));
   }
   const buf = Buffer.allocUnsafe(total);
   // Synchronous preads: runs of lines of one block, almost always from the page cache, where a
   // pread costs microseconds and a promise round trip through the thread pool ten times more
   // (measured: BENCHMARKS.md, section 11). Bounded by one block.
+  let w = 0;
   for (let k = 0; k < starts.length; k++) {
     const len = ends[k]! - starts[k]!;
-    const got = readIntoSync(fh.fd, buf, at[k]!, len, starts[k]!);
+    const got = readIntoSync(fh.fd, buf, w, len, starts[k]!);
     if (got < len) throw evioError('STORE_IO', `the file ended at byte ${starts[k]! + got}, inside a line its index describes (it was rewritten meanwhile); query again`);
+    w += len;
   }
-  placed.set(buf, { starts, at });
-  return { buf, base: 0 };
+  return { buf, at };
 }
 
