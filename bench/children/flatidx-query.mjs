@@ -52,10 +52,14 @@ if (trace) {
   (await import('node:module')).syncBuiltinESMExports();
 }
 const { FlatFileStore } = await import('../../dist/eventlog/flatfile/flatfile-store.js');
+// Indexes are bound to the install's key: the one the CLI uses for the same home (settings: EVIO_HOME, else ./evio-data).
+const { indexKeyFileIn, useIndexKeyFile } = await import('../../dist/eventlog/flatfile/index-key.js');
+useIndexKeyFile(indexKeyFileIn(process.env.EVIO_HOME ?? (await import('node:path')).resolve('evio-data')));
 const { parseEventQuery } = await import('../../dist/eventlog/query.js');
 const { shapeEvent } = await import('../../dist/eventlog/shape.js');
 
-const store = new FlatFileStore({ path, family: fam, index: { enabled: index === 'on', cacheDir: process.env.FLATIDX_CACHE || null, budgetMs: 0 } });
+// FLATIDX_PLAN=index: the index whenever valid, not the planner's choice (to measure both paths).
+const store = new FlatFileStore({ path, family: fam, index: { enabled: index === 'on', cacheDir: process.env.FLATIDX_CACHE || null, budgetMs: 0, plan: process.env.FLATIDX_PLAN === 'index' ? 'index' : 'auto' } });
 const { query } = parseEventQuery({ format: 'ff', file: path, ...(fam ? { family: '1' } : {}), ...JSON.parse(paramsJson) }, 'UTC');
 const times = [];
 const cpu = [];
@@ -76,6 +80,6 @@ for (let i = 0; i < Number(repeatArg); i++) {
   cpu.push((c.user + c.system) / 1000);
   rchar = rcharNow() - r0;
 }
-const out = { times, cpu, count, bytesRead: store.lastRead.bytes, rchar, maxRssKB: process.resourceUsage().maxRSS };
+const out = { times, cpu, count, bytesRead: store.lastRead.bytes, indexed: store.lastRead.indexed ?? 0, plannedScans: store.lastRead.plannedScans ?? 0, rchar, maxRssKB: process.resourceUsage().maxRSS };
 if (trace) out.inflate = inflate;
 process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -17,6 +17,7 @@ import { bomLength } from './bom.js';
 import { bufferSource, GzipSource, isGzipFile } from './gzip.js';
 import { buildGzipIndex, buildPlainIndex } from './index-build.js';
 import { indexFileUnchanged, indexMatches, loadIndex } from './index-load.js';
+import { choosePath } from './index-plan.js';
 import { indexScan, memberOf, scanGzipFrom } from './index-scan.js';
 import { fileSource, LineReader, type ByteSource } from './line-reader.js';
 import { lacksRecnum, parseJsonText, toStoredEvent } from './parse-line.js';
@@ -85,7 +86,7 @@ export async function* queryFile(path: string, fh: FileHandle, live: boolean, fa
   const gz = await isGzipFile(fh);
   if (gz) view = null;
   const ix = ctx.index.enabled ? await indexFor(path, fh, st, gz, ctx) : null;
-  const usable = viewOfIndex(ix !== null && ix.legacy === 0 ? ix : null, view);
+  const usable = viewOfIndex(ix, view);
   const size = view ? view.end : st.size;
   const offsetOf = familyMode ? (live ? liveFamilyOffset : rotatedFamilyOffset) : undefined;
   const gzs = gz ? new GzipSource(fh, path, ctx.signal) : null;
@@ -106,7 +107,12 @@ export async function* queryFile(path: string, fh: FileHandle, live: boolean, fa
     }
     if (pos === 0) pos = usable ? (usable.blocks > 0 ? usable.table[B_START]! : usable.usize) : 0;
     let scanFrom = pos;
-    if (usable) {
+    // The planner (index-plan.ts): a plain file is scanned when that costs less than its index
+    // (a gzip file of ours is always read member by member through its index).
+    if (usable && !gz && ctx.index.plan !== 'index' && !choosePath(usable, q, pos).index) {
+      ctx.counters.plannedScans = (ctx.counters.plannedScans ?? 0) + 1;
+    } else if (usable) {
+      ctx.counters.indexed = (ctx.counters.indexed ?? 0) + 1;
       const stoppedAt = yield* indexScan(usable, fh, gz, pos, offsetOf, ctx);
       if (merge.done) return true;
       if (stoppedAt === null) {

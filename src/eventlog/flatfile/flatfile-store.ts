@@ -144,6 +144,8 @@ export class FlatFileStore implements EventStore {
     stats.malformed = 0;
     stats.bytesRead = 0;
     this.lastRead.bytes = 0;
+    this.lastRead.indexed = 0;
+    this.lastRead.plannedScans = 0;
     // This query's own count: a store serves concurrent queries.
     const counters: ReadCounters = { bytes: 0 };
     const ctx: FileQueryContext = {
@@ -186,6 +188,8 @@ export class FlatFileStore implements EventStore {
         await fh.close();
         stats.bytesRead = counters.bytes;
         this.lastRead.bytes = counters.bytes;
+        this.lastRead.indexed = counters.indexed ?? 0;
+        this.lastRead.plannedScans = counters.plannedScans ?? 0;
       }
     }
     if (merge.done) return;

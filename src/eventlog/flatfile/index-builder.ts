@@ -5,12 +5,13 @@
 // a build of a large file holds at most one segment's columns in memory.
 import { crc32 } from 'node:zlib';
 import { sliceCheck } from './index-key.js';
+import { buildUidTable, uidHeadFields } from './index-uid-table.js';
 import type { StoredEvent } from '../types.js';
 import { parseJsonLine, lacksRecnum, toStoredEvent } from './parse-line.js';
-import { uniqueidHash } from './prefilter.js';
+import { probeCanonicalPrefix, uniqueidHash, type PrefixProbe } from './prefilter.js';
 import {
   B_AE_MAX, B_AE_MIN, B_AE_OPEN, B_CRC, B_DCRC, B_END, B_F_MAX, B_F_MIN, B_LINE_FROM, B_LINE_TO, B_MASK, B_REC_MAX, B_REC_MIN, B_T_MAX, B_T_MIN, BF,
-  C_KIND, C_START, C_UID, COL_FIELDS, COL_OVERFLOW, COL_WIDTH, ETYPE_BIT, INDEX_VERSION, MAX_DICT, NCOLS, pad8, segmentPrefix, UID_UNKNOWN,
+  C_DICT, C_KIND, C_START, C_UID, COL_FIELDS, COL_OVERFLOW, COL_WIDTH, countSlots, ETYPE_BIT, INDEX_VERSION, KIND_SLOT, MAX_DICT, NCOLS, pad8, segmentPrefix, UID_UNKNOWN,
   type ColField, type SegmentHead,
 } from './skip-index.js';
 
@@ -47,6 +48,8 @@ export interface BuiltSegment {
   bytes: Buffer;
   head: SegmentHead;
   table: Float64Array;
+  /** The segment's id counts (segmentCounts). */
+  counts: Uint32Array;
   /** Where its body starts, from the segment's first byte. */
   bodyOffset: number;
 }
@@ -143,13 +146,18 @@ export class IndexBuilder {
 
   /** CRC-32 of the current block's lines so far. */
   private dataCrc = 0;
+  /** Lines of this segment with the canonical prefix (SegmentHead.canon). */
+  private canon = 0;
+  private readonly probe: PrefixProbe = { recnum: 0, etype: 0, uidHash: 0 };
 
   /** A complete line buf[s, e) (e at its '\n') starting at file position `at`. */
   line(buf: Buffer, s: number, e: number, at: number): void {
     this.dataCrc = crc32(buf.subarray(s, e + 1), this.dataCrc);
+    if (probeCanonicalPrefix(buf, s, e, this.probe, false)) this.canon++;
     const v = parseJsonLine(buf, s, e);
     if (v !== undefined && lacksRecnum(v)) this.legacy++;
-    const rec = v === undefined ? null : toStoredEvent(v, lacksRecnum(v) ? 0 : null);
+    // A line without recnum is numbered by its line, as a scan numbers it (lines count from 1).
+    const rec = v === undefined ? null : toStoredEvent(v, this.lineCount + 1);
     this.record(rec, at, e - s + 1);
   }
 
@@ -280,6 +288,20 @@ export class IndexBuilder {
       const v = this.cols[c]!.view();
       put(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
     }
+    const kindCol = this.cols[C_KIND]!.view() as Uint8Array;
+    const counts = segmentCounts(this.cols.slice(C_DICT).map((c) => c.view() as Uint16Array), COL_FIELDS.map((f) => this.dicts[f].length));
+    const countsAt = at;
+    put(new Uint8Array(counts.buffer, counts.byteOffset, counts.byteLength));
+    const kinds = [0, 0, 0, 0, 0];
+    for (let i = 0; i < kindCol.length; i++) {
+      const k = KIND_SLOT[kindCol[i]!] ?? 0;
+      kinds[k] = kinds[k]! + 1;
+    }
+    const lineTo: number[] = [];
+    for (let b = 0; b < nb; b++) lineTo.push(table[b * BF + B_LINE_TO]! - this.lineFrom);
+    const uids = buildUidTable(this.cols[C_UID]!.view() as Uint32Array, kindCol, lineTo, this.blockFrom);
+    const uidAt = at;
+    put(uids.bytes);
     const openJson = Buffer.from(JSON.stringify([...this.open].flatMap(([u, list]) => list.map((bi) => [u ?? null, bi]))), 'utf8');
     const openAt = at;
     put(openJson);
@@ -311,10 +333,15 @@ export class IndexBuilder {
       openCrc: crc32(openJson) >>> 0,
       openLost: this.openLost,
       bodyBytes: at,
+      kinds,
+      canon: this.canon,
+      countsAt,
+      countsBytes: counts.byteLength,
+      ...uidHeadFields(uids, uidAt),
       mac: '',
     };
-    const prefix = segmentPrefix(head, tableBytes);
-    const out: BuiltSegment = { bytes: Buffer.concat([prefix, ...parts]), head, table: Float64Array.from(table), bodyOffset: prefix.length };
+    const prefix = segmentPrefix(head, tableBytes, new Uint8Array(counts.buffer, counts.byteOffset, counts.byteLength));
+    const out: BuiltSegment = { bytes: Buffer.concat([prefix, ...parts]), head, table: Float64Array.from(table), counts, bodyOffset: prefix.length };
     // The next segment starts here.
     this.seq++;
     this.blockFrom += nb;
@@ -323,7 +350,27 @@ export class IndexBuilder {
     this.table.clear();
     for (const c of this.cols) c.clear();
     this.patches.clear();
+    this.canon = 0;
     for (let i = 0; i < COL_FIELDS.length; i++) this.dictFrom[i] = this.dicts[COL_FIELDS[i]!].length;
     return out;
   }
+}
+
+/**
+ * Lines per dictionary id of each field (COL_FIELDS order, countSlots(dictLen) slots each: id 0,
+ * the ids 1..dictLen, then COL_OVERFLOW), from the fields' columns.
+ */
+export function segmentCounts(fieldCols: Uint16Array[], dictLens: number[]): Uint32Array {
+  const out = new Uint32Array(dictLens.reduce((a, n) => a + countSlots(n), 0));
+  let base = 0;
+  fieldCols.forEach((col, f) => {
+    const len = dictLens[f]!;
+    for (let i = 0; i < col.length; i++) {
+      const id = col[i]!;
+      const k = base + (id === COL_OVERFLOW ? len + 1 : id);
+      out[k] = out[k]! + 1;
+    }
+    base += countSlots(len);
+  });
+  return out;
 }

@@ -64,7 +64,6 @@ export async function buildIndexes(
         if (isEvioError(err) || (err as Error).name === 'AbortError') throw err;
         throw evioError('FF_INDEX_BUILD', `cannot write ${idxPath}: ${(err as Error).message}`, err);
       }
-      if (ix && ix.legacy > 0) outcome += ` (not used: ${ix.legacy} lines without recnum)`;
       if (ix && ix !== prev && !(await indexMatches(ix, fh, st, gz))) throw evioError('FF_INDEX_BUILD', `${m.path} changed while it was indexed; run the command again`);
       // The index file's size when it was last read or written (loadIndex, withSegments).
       const indexBytes = ix ? ix.fileSize : 0;

@@ -2,7 +2,8 @@
 // CRC-32 only catches damage: whoever can write an index file can recompute it. So each segment
 // head carries an HMAC-SHA-256, under a per-install secret, of the head and its block table
 // (which holds the block summaries, the dictionaries' place in the head, and a keyed check of
-// every column slice); an index whose MAC fails is not used (the file is scanned). The secret
+// every column slice) and id counts; the head holds a keyed check of every uniqueid-table
+// chunk. An index whose MAC fails is not used (the file is scanned). The secret
 // is `index.key` (32 random bytes, 0600) in evio's home, made on first use; the engine names it
 // (stores.ts). A process that never names one (a library user, a unit test) uses a fixed public
 // key: its indexes are then checked for damage only, as before.
@@ -57,9 +58,18 @@ export function useIndexKeyFile(file: string): void {
   keyFile = file;
 }
 
-/** The MAC of a segment: its head (JSON, `mac` empty) and its block table. */
-export function segmentMac(headJson: Buffer, table: Uint8Array): string {
-  return createHmac('sha256', key).update('evio-ff-index segment\0').update(headJson).update(table).digest('hex');
+/** The MAC of a segment: its head (JSON, `mac` empty), its block table and its id counts. */
+export function segmentMac(headJson: Buffer, table: Uint8Array, counts: Uint8Array): string {
+  return createHmac('sha256', key).update('evio-ff-index segment\0').update(headJson).update(table).update(counts).digest('hex');
+}
+
+/**
+ * The keyed check of chunk `k` of the uniqueid table of the segment whose blocks start at
+ * `blockFrom` (its head carries it, under the MAC): a sliceCheck in a column number no column
+ * has, bound to the segment and the chunk's place, so chunks cannot be moved between them.
+ */
+export function uidChunkCheck(chunk: Uint8Array, blockFrom: number, k: number): number {
+  return sliceCheck(chunk, blockFrom, (0x80000000 + k) >>> 0);
 }
 
 /**

@@ -11,10 +11,11 @@ import { crc32 } from 'node:zlib';
 import { timingSafeEqual } from 'node:crypto';
 import type { BuilderBase } from './index-builder.js';
 import { segmentMac } from './index-key.js';
+import { uidHeadValid } from './index-uid-table.js';
 import { sampleIntact, unchangedInPlace } from './index-verify.js';
 import { readAt, readAtSync, readIntoSync } from './read-at.js';
 import {
-  B_AE_MAX, B_AE_MIN, B_AE_OPEN, BF, COL_FIELDS, INDEX_VERSION, MAGIC, NCOLS, pad8, sampleOf,
+  B_AE_MAX, B_AE_MIN, B_AE_OPEN, BF, COL_FIELDS, countSlots, INDEX_VERSION, MAGIC, NCOLS, pad8, sampleOf,
   type ColField, type Segment, type SegmentHead, type SkipIndex,
 } from './skip-index.js';
 
@@ -24,6 +25,7 @@ const MAX_HEAD = 256 << 20;
 function validHead(h: SegmentHead, seq: number, prev: SegmentHead | null): boolean {
   if (h?.format !== 'evio-ff-index' || h.version !== INDEX_VERSION || h.seq !== seq) return false;
   if (!Array.isArray(h.cols) || h.cols.length !== NCOLS || !Array.isArray(h.patches)) return false;
+  if (!Array.isArray(h.kinds) || h.kinds.length !== 5 || !Number.isInteger(h.canon) || !uidHeadValid(h) || !Number.isInteger(h.countsBytes) || h.countsBytes < 0 || h.countsBytes % 4 !== 0) return false;
   if (prev === null) return h.from >= 0 && h.lineFrom === 0 && h.blockFrom === 0;
   return h.data === prev.data && h.ino === prev.ino && h.from === prev.usize && h.lineFrom === prev.lineFrom + prev.lines && h.blockFrom === prev.blockFrom + prev.blocks && h.dataSize >= prev.dataSize;
 }
@@ -52,12 +54,19 @@ export function segmentAt(fd: number, pos: number, size: number): { head: Segmen
 }
 
 /** Reads the segments of an open index file; null when not even the first is intact. */
-async function readSegments(fh: FileHandle, size: number): Promise<Array<{ seg: Segment; table: Float64Array; end: number }> | null> {
+interface ReadSegment {
+  seg: Segment;
+  table: Float64Array;
+  counts: Uint32Array;
+  end: number;
+}
+
+async function readSegments(fh: FileHandle, size: number): Promise<ReadSegment[] | null> {
   // Synchronous preads: a few short reads per segment, from the page cache (read-at.ts).
   const fd = fh.fd;
   const magic = readAtSync(fd, MAGIC.length, 0);
   if (!magic.equals(MAGIC)) return null;
-  const out: Array<{ seg: Segment; table: Float64Array; end: number }> = [];
+  const out: ReadSegment[] = [];
   let pos = MAGIC.length;
   let prev: SegmentHead | null = null;
   while (pos + 8 <= size) {
@@ -66,8 +75,10 @@ async function readSegments(fh: FileHandle, size: number): Promise<Array<{ seg: 
     const { head, bodyAt, end } = whole;
     const tb = Buffer.from(new ArrayBuffer(head.blocks * BF * 8));
     if (readIntoSync(fd, tb, 0, tb.length, bodyAt) !== tb.length || crc32(tb) >>> 0 !== head.tableCrc) break;
-    if (!macMatches(head, tb)) break;
-    out.push({ seg: { head, bodyAt }, table: new Float64Array(tb.buffer, 0, head.blocks * BF), end });
+    const cb = Buffer.from(new ArrayBuffer(head.countsBytes));
+    if (readIntoSync(fd, cb, 0, cb.length, bodyAt + head.countsAt) !== cb.length) break;
+    if (!macMatches(head, tb, cb)) break;
+    out.push({ seg: { head, bodyAt }, table: new Float64Array(tb.buffer, 0, head.blocks * BF), counts: new Uint32Array(cb.buffer, 0, cb.length / 4), end });
     prev = head;
     pos = end;
   }
@@ -75,11 +86,11 @@ async function readSegments(fh: FileHandle, size: number): Promise<Array<{ seg: 
 }
 
 /** The segment's MAC is the one the install's key gives its head and table (index-key.ts). */
-function macMatches(head: SegmentHead, table: Buffer): boolean {
+function macMatches(head: SegmentHead, table: Buffer, counts: Buffer): boolean {
   const mac = head.mac;
   if (typeof mac !== 'string' || !/^[0-9a-f]{64}$/.test(mac)) return false;
   head.mac = '';
-  const want = segmentMac(Buffer.from(JSON.stringify(head), 'utf8'), table);
+  const want = segmentMac(Buffer.from(JSON.stringify(head), 'utf8'), table, counts);
   head.mac = mac;
   return timingSafeEqual(Buffer.from(want, 'hex'), Buffer.from(mac, 'hex'));
 }
@@ -104,8 +115,8 @@ export async function loadIndex(idxPath: string, data: FileHandle, st: { ino: bi
     const last = used[n - 1]!.seg.head;
     const blocks = last.blockFrom + last.blocks;
     const table = new Float64Array(blocks * BF);
-    const dicts = Object.fromEntries(COL_FIELDS.map((f) => [f, [] as string[]])) as unknown as Record<ColField, string[]>;
-    for (const { seg, table: t } of used) if (!addSegment(table, dicts, seg.head, t)) return null;
+    const sums = emptySums();
+    for (const { seg, table: t, counts } of used) if (!addSegment(table, sums, seg.head, t, counts)) return null;
     const ix: SkipIndex = {
       path: idxPath,
       fileIno: ist.ino,
@@ -121,7 +132,7 @@ export async function loadIndex(idxPath: string, data: FileHandle, st: { ino: bi
       blocks,
       lines: last.lineFrom + last.lines,
       table,
-      dicts,
+      ...sums,
       segs: used.map((s) => s.seg),
       end: used[n - 1]!.end,
     };
@@ -135,14 +146,41 @@ export async function loadIndex(idxPath: string, data: FileHandle, st: { ino: bi
   }
 }
 
+/** What an index sums over its segments: dictionaries, id counts, lines per type. */
+export type IndexSums = Pick<SkipIndex, 'dicts' | 'counts' | 'overflow' | 'kinds' | 'canon'>;
+
+export function emptySums(): IndexSums {
+  const per = <T>(f: () => T) => Object.fromEntries(COL_FIELDS.map((k) => [k, f()])) as unknown as Record<ColField, T>;
+  return { dicts: per(() => [] as string[]), counts: per(() => [0] as number[]), overflow: per(() => 0), kinds: [0, 0, 0, 0, 0], canon: 0 };
+}
+
+/** A copy of `s` that adding to does not change `s`. */
+export function copySums(s: IndexSums): IndexSums {
+  const per = <T>(f: (k: ColField) => T) => Object.fromEntries(COL_FIELDS.map((k) => [k, f(k)])) as unknown as Record<ColField, T>;
+  return { dicts: per((k) => [...s.dicts[k]]), counts: per((k) => [...s.counts[k]]), overflow: per((k) => s.overflow[k]), kinds: [...s.kinds], canon: s.canon };
+}
+
 /**
- * Adds a segment's blocks, dictionary values and patches (exit times learnt for accepts of
- * earlier blocks) to the index's table and dictionaries; false when a patch names a block that is
- * not an earlier one.
+ * Adds a segment's blocks, dictionary values, id counts and patches (exit times learnt for
+ * accepts of earlier blocks) to the index's table and sums; false when a patch names a block
+ * that is not an earlier one or the counts do not fit the dictionaries.
  */
-export function addSegment(table: Float64Array, dicts: Record<ColField, string[]>, h: SegmentHead, segTable: Float64Array): boolean {
+export function addSegment(table: Float64Array, sums: IndexSums, h: SegmentHead, segTable: Float64Array, counts: Uint32Array): boolean {
   table.set(segTable, h.blockFrom * BF);
+  const { dicts } = sums;
   for (const f of COL_FIELDS) for (const v of h.dictAdd[f] ?? []) dicts[f].push(v);
+  if (counts.length !== COL_FIELDS.reduce((a, f) => a + countSlots(dicts[f].length), 0)) return false;
+  let base = 0;
+  for (const f of COL_FIELDS) {
+    const len = dicts[f].length;
+    const c = sums.counts[f];
+    while (c.length <= len) c.push(0);
+    for (let id = 0; id <= len; id++) c[id] = c[id]! + counts[base + id]!;
+    sums.overflow[f] += counts[base + len + 1]!;
+    base += countSlots(len);
+  }
+  for (let k = 0; k < 5; k++) sums.kinds[k] = sums.kinds[k]! + (h.kinds[k] ?? 0);
+  sums.canon += h.canon;
   for (let k = 0; k + 3 < h.patches.length; k += 4) {
     const p = h.patches[k]! * BF;
     if (p < 0 || p >= h.blockFrom * BF) return false;

@@ -12,16 +12,24 @@ import type { FileQueryContext } from './query-context.js';
 import { bufferSource, readMember } from './gzip.js';
 import { ColumnReader, type ColumnSlice } from './index-columns.js';
 import { SAMPLE_BLOCKS, sampleIntact } from './index-verify.js';
-import { parseJsonText, toStoredEvent } from './parse-line.js';
+import { lacksRecnum, parseJsonText, toStoredEvent } from './parse-line.js';
+import { blocksOfUids } from './index-uid-table.js';
 import { uniqueidHash } from './prefilter.js';
-import { readAt, readIntoSync } from './read-at.js';
+import { readIntoSync } from './read-at.js';
 import { scanRows } from './scan.js';
 import {
-  B_AE_MAX, B_AE_MIN, B_AE_OPEN, B_CEND, B_CSTART, B_END, B_F_MAX, B_F_MIN, B_MASK, B_REC_MAX, B_REC_MIN, B_START, B_T_MAX, B_T_MIN, BF,
-  C_DICT, C_KIND, C_START, C_UID, COL_FIELDS, COL_OVERFLOW, ETYPE_BIT, UID_UNKNOWN, type SkipIndex,
+  B_AE_MAX, B_AE_MIN, B_AE_OPEN, B_CEND, B_CSTART, B_END, B_F_MAX, B_F_MIN, B_LINE_FROM, B_MASK, B_REC_MAX, B_REC_MIN, B_START, B_T_MAX, B_T_MIN, BF,
+  C_DICT, C_KIND, C_START, C_UID, COL_FIELDS, COL_OVERFLOW, ETYPE_BIT, UID_UNKNOWN, type ColField, type SkipIndex,
 } from './skip-index.js';
 
-type OffsetOf = ((end: number, recnum: number) => number) | undefined;
+type OffsetOf = ((end: number, recnum: number, numberedByLine?: boolean) => number) | undefined;
+
+/**
+ * Gaps between wanted lines below which one read takes both. A pread costs a few µs; copying
+ * from the page cache ran at 0.6–6 GB/s on the development machine, depending on the load: a
+ * 32 KiB gap read 144 MB for the 7 MB of lines of a 2 % query, 4 KiB (a page) 19 MB.
+ */
+export const READ_GAP = 4 << 10;
 
 /** The member (decompressed) of block row `o` of a gzip file's index. */
 export async function memberOf(ix: SkipIndex, fh: FileHandle, o: number, ctx: Pick<FileQueryContext, 'counters' | 'signal'>): Promise<Buffer> {
@@ -32,7 +40,7 @@ export async function memberOf(ix: SkipIndex, fh: FileHandle, o: number, ctx: Pi
 }
 
 /** Which blocks may hold a row of the query, decided from the block table alone. */
-function blockTest(q: EventQuery): (b: Float64Array, o: number) => boolean {
+export function blockTest(q: EventQuery): (b: Float64Array, o: number) => boolean {
   const types = admittedTypes(q);
   let mask = 0;
   for (const t of types) mask |= ETYPE_BIT[t.charCodeAt(0)]!;
@@ -68,7 +76,7 @@ function blockTest(q: EventQuery): (b: Float64Array, o: number) => boolean {
 }
 
 /** Per pattern field with a column: its column and which dictionary ids may match (1) or cannot (0). */
-function columnMasks(ix: SkipIndex, q: EventQuery): Array<[number, Uint8Array]> {
+export function columnMasks(ix: SkipIndex, q: EventQuery): Array<[number, Uint8Array]> {
   const out: Array<[number, Uint8Array]> = [];
   COL_FIELDS.forEach((f, i) => {
     const alts = q.patterns[f];
@@ -90,8 +98,16 @@ function columnMasks(ix: SkipIndex, q: EventQuery): Array<[number, Uint8Array]> 
   return out;
 }
 
+/** Lines whose `f` has an id the mask admits (the overflow id included), from the index's id counts. */
+export function admittedLines(ix: SkipIndex, f: ColField, mask: Uint8Array): number {
+  const c = ix.counts[f];
+  let sum = mask[COL_OVERFLOW] === 1 ? ix.overflow[f] : 0;
+  for (let id = 1; id < c.length; id++) if (mask[id] === 1) sum += c[id]!;
+  return sum;
+}
+
 /** Uniqueid hashes an exact uniqueid filter allows, or null when the filter is not exact. */
-function uidHashes(q: EventQuery): Set<number> | null {
+export function uidHashes(q: EventQuery): Set<number> | null {
   const alts = q.patterns.uniqueid;
   if (!alts) return null;
   const out = new Set<number>();
@@ -114,17 +130,17 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
   const types = admittedTypes(q);
   const admittedByte = new Uint8Array(256);
   for (const t of types) admittedByte[t.charCodeAt(0)] = 1;
-  const mayHold = blockTest(q);
   const masks = columnMasks(ix, q);
+  // A field whose admitted values are on no line (the id counts): no block holds a row.
+  const none = masks.some(([c, m]) => admittedLines(ix, COL_FIELDS[c - C_DICT]!, m) === 0);
+  const blockMay = blockTest(q);
+  const mayHold = none ? () => false : blockMay;
   const nMasks = masks.length;
   const maskBits = masks.map(([, m]) => m);
   const maskSlices: ColumnSlice[] = [];
   const uids = uidHashes(q);
   const t = ix.table;
   const nb = ix.blocks;
-  // Blocks whose columns the query may read: a column window stops before the others.
-  const wanted = new Uint8Array(nb);
-  for (let bi = 0; bi < nb; bi++) wanted[bi] = t[bi * BF + B_END]! > pos && (!q.dump || mayHold(t, bi * BF)) ? 1 : 0;
   let ifh: FileHandle;
   try {
     ifh = await open(ix.path, 'r');
@@ -133,6 +149,13 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
   }
   try {
     if ((await ifh.stat({ bigint: true })).ino !== ix.fileIno) return firstBlockFrom(ix, pos);
+    // An exact uniqueid: its blocks from the uniqueid tables (index-uid-table.ts). The finishes
+    // waiting accepts need carry the same uniqueid, so no other block is read at all. A chunk
+    // that fails its check: every block's uid column is read instead.
+    const uidBlocks = uids === null ? null : blocksOfUids(ifh.fd, ix, uids);
+    // Blocks whose columns the query may read: a column window stops before the others.
+    const wanted = new Uint8Array(nb);
+    for (let bi = 0; bi < nb; bi++) wanted[bi] = t[bi * BF + B_END]! > pos && (uidBlocks === null || uidBlocks[bi] === 1) && (!q.dump || mayHold(t, bi * BF)) ? 1 : 0;
     // A few blocks re-checked against the data (index-verify.ts): one changed since it was
     // indexed makes the rest of the file read without the index.
     if (!(await sampleIntact(ix, fh, gz, SAMPLE_BLOCKS, firstBlockFrom(ix, pos), ctx.signal))) return firstBlockFrom(ix, pos);
@@ -142,16 +165,19 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
     const isCand: boolean[] = [];
     const hits: number[] = [];
     const candHashes = new Set<number>();
-    // The driving column: the pattern column admitting the fewest ids, when they are few.
+    // The driving column: of the pattern columns admitting few ids, the one on fewest lines (the id counts).
     let driver = -1;
     let driverIds: number[] = [];
+    let driverLines = Infinity;
     for (let f = 0; f < nMasks; f++) {
       const ids: number[] = [];
       const m = maskBits[f]!;
       for (let id = 0; id < m.length && ids.length <= 8; id++) if (m[id] === 1) ids.push(id);
-      if (ids.length <= 8 && (driver === -1 || ids.length < driverIds.length)) {
+      const on = admittedLines(ix, COL_FIELDS[masks[f]![0] - C_DICT]!, m);
+      if (ids.length <= 8 && on < driverLines) {
         driver = f;
         driverIds = ids;
+        driverLines = on;
       }
     }
     let uid: ColumnSlice | null = null;
@@ -164,7 +190,7 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
     for (let bi = 0; bi < nb; bi++) {
       if (merge.done) return null;
       ctx.signal?.throwIfAborted();
-      if (wanted[bi] === 0 && q.dump) continue;
+      if (wanted[bi] === 0 && (q.dump || uidBlocks !== null)) continue;
       const o = bi * BF;
       const bStart = t[o + B_START]!;
       const bEnd = t[o + B_END]!;
@@ -276,36 +302,35 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
       const lineStart = (i: number) => bStart + st[i]!;
       const lineEnd = (i: number) => (i + 1 < n ? bStart + st[i + 1]! : bEnd);
       let buf: Buffer;
-      let base: number;
+      /** Where wanted line j starts in `buf`. */
+      let at: number[];
       if (gz) {
         // A member of ours (about 64 KiB) is inflated here, synchronously: decompressing ahead
         // on the thread pool was measured slower (BENCHMARKS.md, section 11: a zlib handle per
         // member costs more than it saves). A larger one goes through the pool (gzip.ts).
         buf = await memberOf(ix, fh, o, ctx);
-        base = bStart;
-      } else if (lines.length * 8 > n - first) {
-        // Dense: one read of the block.
-        base = lineStart(first);
-        buf = await readRange(fh, base, bEnd - base);
-        ctx.counters.bytes += buf.length;
+        at = lines.map((i) => lineStart(i) - bStart);
       } else {
-        // Sparse: read the wanted lines only (adjacent ones together).
-        ({ buf, base } = readLines(fh, lines, lineStart, lineEnd));
+        // The wanted lines, runs closer than READ_GAP read together (dense: the block at once).
+        ({ buf, at } = readLines(fh, lines, lineStart, lineEnd));
         ctx.counters.bytes += buf.length;
       }
+      const lineBase = t[o + B_LINE_FROM]! + 1;
       for (let j = 0; j < lines.length; j++) {
         const i = lines[j]!;
         const s = lineStart(i);
         const e = lineEnd(i) - 1;
-        const text = buf.toString('utf8', locate(base, s, buf), locate(base, e, buf));
+        const text = buf.toString('utf8', at[j]!, at[j]! + (e - s));
         const v = parseJsonText(text);
-        const rec = v === undefined ? null : toStoredEvent(v, null);
+        // A line without recnum is numbered by its line (1-based, every line counted), as a scan numbers it.
+        const byLine = v !== undefined && lacksRecnum(v);
+        const rec = v === undefined ? null : toStoredEvent(v, lineBase + i);
         if (rec === null) {
           stats.malformed++;
           continue;
         }
         if (rec.etype === 'F' && merge.pendingCount > 0) merge.offerFinish(rec);
-        if (isCand[j] && merge.admitting && matchesRecord(rec, q, types)) merge.addCandidate(rec, offsetOf ? offsetOf(e + 1, rec.recnum) : e + 1, text);
+        if (isCand[j] && merge.admitting && matchesRecord(rec, q, types)) merge.addCandidate(rec, offsetOf ? offsetOf(e + 1, rec.recnum, byLine) : e + 1, text);
         merge.drain(out);
         if (merge.done) break;
       }
@@ -347,58 +372,39 @@ export async function* scanGzipFrom(ix: SkipIndex, fh: FileHandle, from: number,
   }
 }
 
-/** Sparse reads land in one buffer at their own places; `locate` maps a file position into it. */
-const placed = new WeakMap<Buffer, { starts: number[]; at: number[] }>();
-
-function locate(base: number, pos: number, buf: Buffer): number {
-  const p = placed.get(buf);
-  if (!p) return pos - base;
-  // Binary search for the run holding pos.
-  let lo = 0;
-  let hi = p.starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (p.starts[mid]! <= pos) lo = mid;
-    else hi = mid - 1;
-  }
-  return p.at[lo]! + (pos - p.starts[lo]!);
-}
-
-async function readRange(fh: FileHandle, pos: number, len: number): Promise<Buffer> {
-  const buf = await readAt(fh, len, pos);
-  const got = buf.length;
-  if (got < len) throw evioError('STORE_IO', `the file ended at byte ${pos + got}, inside a block its index describes (it was rewritten meanwhile); query again`);
-  return buf;
-}
-
-function readLines(fh: FileHandle, lines: number[], lineStart: (i: number) => number, lineEnd: (i: number) => number): { buf: Buffer; base: number } {
+/**
+ * Reads the wanted lines of a block into one buffer, runs closer than READ_GAP with one read;
+ * `at[j]` is where line `lines[j]` starts in it.
+ */
+function readLines(fh: FileHandle, lines: number[], lineStart: (i: number) => number, lineEnd: (i: number) => number): { buf: Buffer; at: number[] } {
   const starts: number[] = [];
   const ends: number[] = [];
+  const at: number[] = [];
+  let total = 0;
   for (const i of lines) {
     const s = lineStart(i);
     const e = lineEnd(i);
-    if (ends.length > 0 && ends[ends.length - 1] === s) ends[ends.length - 1] = e;
-    else {
+    if (ends.length > 0 && s - ends[ends.length - 1]! < READ_GAP) {
+      total += e - ends[ends.length - 1]!;
+      ends[ends.length - 1] = e;
+    } else {
       starts.push(s);
       ends.push(e);
+      total += e - s;
     }
-  }
-  const at: number[] = [];
-  let total = 0;
-  for (let k = 0; k < starts.length; k++) {
-    at.push(total);
-    total += ends[k]! - starts[k]!;
+    at.push(total - (e - s));
   }
   const buf = Buffer.allocUnsafe(total);
-  // Synchronous preads: a few short lines of one block, almost always from the page cache,
-  // where a pread costs microseconds and a promise round trip through the thread pool ten
-  // times more (measured: BENCHMARKS.md, section 11). Bounded by one block's lines.
+  // Synchronous preads: runs of lines of one block, almost always from the page cache, where a
+  // pread costs microseconds and a promise round trip through the thread pool ten times more
+  // (measured: BENCHMARKS.md, section 11). Bounded by one block.
+  let w = 0;
   for (let k = 0; k < starts.length; k++) {
     const len = ends[k]! - starts[k]!;
-    const got = readIntoSync(fh.fd, buf, at[k]!, len, starts[k]!);
+    const got = readIntoSync(fh.fd, buf, w, len, starts[k]!);
     if (got < len) throw evioError('STORE_IO', `the file ended at byte ${starts[k]! + got}, inside a line its index describes (it was rewritten meanwhile); query again`);
+    w += len;
   }
-  placed.set(buf, { starts, at });
-  return { buf, base: 0 };
+  return { buf, at };
 }
 

@@ -15,10 +15,11 @@ import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { closeSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
-import { addSegment, baseOf, segmentAt } from './index-load.js';
+import { addSegment, baseOf, copySums, segmentAt } from './index-load.js';
+import { allUidEntries, sortedTable, uidHeadFields } from './index-uid-table.js';
 import { readIntoSync } from './read-at.js';
 import type { BuiltSegment } from './index-builder.js';
-import { BF, COL_FIELDS, COL_WIDTH, INDEX_VERSION, MAGIC, NCOLS, pad8, segmentPrefix, type Segment, type SegmentHead, type SkipIndex } from './skip-index.js';
+import { BF, COL_FIELDS, COL_WIDTH, countSlots, INDEX_VERSION, MAGIC, NCOLS, pad8, segmentPrefix, type Segment, type SegmentHead, type SkipIndex } from './skip-index.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../private-files.js';
 
 /** Segments an index may have before an extension rewrites it as one. */
@@ -164,20 +165,20 @@ export function withSegments(ix: SkipIndex, added: BuiltSegment[]): SkipIndex {
   const blocks = ix.blocks + added.reduce((n, s) => n + s.head.blocks, 0);
   const table = new Float64Array(blocks * BF);
   table.set(ix.table.subarray(0, ix.blocks * BF));
-  const dicts = Object.fromEntries(COL_FIELDS.map((f) => [f, [...ix.dicts[f]]])) as unknown as SkipIndex['dicts'];
+  const sums = copySums(ix);
   const segs: Segment[] = ix.segs.slice();
   let pos = ix.end;
   for (const s of added) {
     const h = s.head;
     // Segments this process built: their patches name earlier blocks.
-    addSegment(table, dicts, h, s.table);
+    addSegment(table, sums, h, s.table, s.counts);
     segs.push({ head: h, bodyAt: pos + s.bodyOffset });
     pos += s.bytes.length;
   }
   const last = added[added.length - 1]!.head;
   return {
     ...ix, fileSize: pos, end: pos, dataSize: last.dataSize, usize: last.usize, sample: last.sample, dataCtime: last.dataCtime, legacy: last.legacy,
-    blocks, lines: last.lineFrom + last.lines, table, dicts, segs,
+    blocks, lines: last.lineFrom + last.lines, table, ...sums, segs,
   };
 }
 
@@ -203,6 +204,23 @@ export async function compactIndex(ix: SkipIndex): Promise<boolean> {
       colAt.push(at);
       at += pad8(lines * COL_WIDTH[c]!);
     }
+    // The id counts summed, the uniqueid tables merged (their chunks checked as they are read).
+    const counts = new Uint32Array(COL_FIELDS.reduce((a, f) => a + countSlots(ix.dicts[f].length), 0));
+    let cb = 0;
+    for (const f of COL_FIELDS) {
+      const len = ix.dicts[f].length;
+      for (let id = 0; id <= len; id++) counts[cb + id] = ix.counts[f][id] ?? 0;
+      counts[cb + len + 1] = ix.overflow[f];
+      cb += countSlots(len);
+    }
+    const countsBytes = Buffer.from(counts.buffer, counts.byteOffset, counts.byteLength);
+    const countsAt = at;
+    at += pad8(countsBytes.length);
+    const entries = allUidEntries(src.fd, ix);
+    if (entries === null) return false;
+    const uids = sortedTable(entries, 0);
+    const uidAt = at;
+    at += pad8(uids.bytes.byteLength);
     const openJson = Buffer.from(JSON.stringify(base.open), 'utf8');
     const tableBytes = Buffer.from(ix.table.buffer, ix.table.byteOffset, ix.table.byteLength);
     const head: SegmentHead = {
@@ -211,9 +229,9 @@ export async function compactIndex(ix: SkipIndex): Promise<boolean> {
       lineFrom: 0, lines, blockFrom: 0, blocks: ix.blocks, blockBytes: ix.blockBytes, legacy: ix.legacy,
       dictAdd: ix.dicts, patches: [], tableCrc: crc32(tableBytes) >>> 0, cols: colAt,
       openAt: at, openBytes: openJson.length, openCrc: crc32(openJson) >>> 0, openLost: base.openLost,
-      bodyBytes: pad8(at + openJson.length), mac: '',
+      bodyBytes: pad8(at + openJson.length), kinds: [...ix.kinds], canon: ix.canon, countsAt, countsBytes: countsBytes.length, ...uidHeadFields(uids, uidAt), mac: '',
     };
-    const prefix = segmentPrefix(head, tableBytes);
+    const prefix = segmentPrefix(head, tableBytes, countsBytes);
     const bodyAt = out.size + prefix.length;
     await writeAll(out.handle, prefix, out.size);
     await writeAll(out.handle, tableBytes, bodyAt);
@@ -234,6 +252,8 @@ export async function compactIndex(ix: SkipIndex): Promise<boolean> {
         }
       }
     }
+    await writeAll(out.handle, countsBytes, bodyAt + countsAt);
+    await writeAll(out.handle, Buffer.from(uids.bytes.buffer, uids.bytes.byteOffset, uids.bytes.byteLength), bodyAt + uidAt);
     const tail = Buffer.alloc(pad8(openJson.length));
     openJson.copy(tail);
     await writeAll(out.handle, tail, bodyAt + at);

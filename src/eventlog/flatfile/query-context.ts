@@ -12,12 +12,17 @@ export interface IndexSettings {
   /** Time a query may spend building or extending indexes before it scans instead. */
   budgetMs: number;
   blockBytes?: number;
+  /** 'auto' (the default): the planner picks the index or a scan per file (index-plan.ts); 'index': the index whenever it is valid (tests). */
+  plan?: 'auto' | 'index';
 }
 
 /** Bytes a query read, for the benchmarks. */
 export interface ReadCounters {
   /** Bytes read from plain files and compressed bytes read from gzip files. */
   bytes: number;
+  /** Files (or their indexed parts) read through their index, and scanned although they had one (the planner's choice). */
+  indexed?: number;
+  plannedScans?: number;
 }
 
 export interface FileQueryContext {

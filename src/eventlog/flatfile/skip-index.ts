@@ -16,7 +16,14 @@
 //   in a per-file dictionary (u16: an exact dictionary; 0 = absent or not a string,
 //   COL_OVERFLOW = beyond 65534 distinct values, i.e. unknown).
 //
-// The file is "EVFFIX03" followed by segments, each describing the lines that follow the
+// Per segment, for the query planner and exact uniqueid lookups (format 4):
+//   the uniqueid table: every (uniqueid hash, block) pair of the segment's event lines, sorted,
+//   as u64 (hash << 32 | block) in chunks of UID_CHUNK entries; the head holds each chunk's
+//   first hash (a fence) and keyed check, so a lookup reads one or two chunks, never a column;
+//   line counts: per event type (head) and per dictionary id of each field (body), which the
+//   planner turns into selectivity estimates (index-plan.ts).
+//
+// The file is "EVFFIX04" followed by segments, each describing the lines that follow the
 // previous one's. A build writes one or more segments into a new file (renamed into place); an
 // extension after appends adds a segment at the end, so its cost is the new lines', not the
 // whole index's (docs/flatfile.md, "File layout").
@@ -27,8 +34,8 @@ import { crc32 } from 'node:zlib';
 import { segmentMac } from './index-key.js';
 import { readAtSync } from './read-at.js';
 
-export const INDEX_VERSION = 3;
-export const MAGIC = Buffer.from('EVFFIX03');
+export const INDEX_VERSION = 4;
+export const MAGIC = Buffer.from('EVFFIX04');
 
 /** Fields per block in the block table. */
 export const BF = 25;
@@ -81,6 +88,20 @@ export const EXTEND_BLOCKS = 4;
 
 export const ETYPE_BIT: Record<number, number> = { 65: 1, 82: 2, 75: 4, 70: 8 };
 
+/** Entries (u64: uniqueid hash << 32 | block) per checked chunk of a segment's uniqueid table. */
+export const UID_CHUNK = 2048;
+
+/** Slots of SegmentHead.kinds: lines that are not events, then A, R, K, F. */
+export const KIND_SLOT: Record<number, number> = { 0: 0, 65: 1, 82: 2, 75: 3, 70: 4 };
+
+/**
+ * Slots of one field in a segment's counts: id 0 (absent), the dictionary ids through the
+ * segment (1..dictLen), then the lines whose value overflowed the dictionary.
+ */
+export function countSlots(dictLen: number): number {
+  return dictLen + 2;
+}
+
 /** The JSON head of one segment (docs/flatfile.md, "File layout"). */
 export interface SegmentHead {
   format: 'evio-ff-index';
@@ -123,7 +144,19 @@ export interface SegmentHead {
   /** Some waiting accepts were not kept (their blocks stay "open" for good). */
   openLost: boolean;
   bodyBytes: number;
-  /** HMAC-SHA-256 of this head (with `mac` empty) and the block table, under the install's key. */
+  /** Lines of this segment per KIND_SLOT (not events, A, R, K, F). */
+  kinds: number[];
+  /** Lines of this segment that start with evio's canonical prefix (prefilter.ts): a scan decides them without parsing. */
+  canon: number;
+  /** Where the per-field id counts start in the body (u32, COL_FIELDS order, countSlots each). */
+  countsAt: number;
+  countsBytes: number;
+  /** The uniqueid table: where it starts in the body, its entries, each chunk's first hash and keyed check. */
+  uidAt: number;
+  uidCount: number;
+  uidFence: number[];
+  uidChecks: number[];
+  /** HMAC-SHA-256 of this head (with `mac` empty), the block table and the counts, under the install's key. */
   mac: string;
 }
 
@@ -154,6 +187,12 @@ export interface SkipIndex {
   /** All segments' block rows, later segments' patches applied. */
   table: Float64Array;
   dicts: Record<ColField, string[]>;
+  /** Lines per dictionary id (0: absent) over all segments, and lines whose value overflowed the dictionary. */
+  counts: Record<ColField, number[]>;
+  overflow: Record<ColField, number>;
+  /** Lines per KIND_SLOT over all segments, and lines with the canonical prefix. */
+  kinds: number[];
+  canon: number;
   segs: Segment[];
   /** File position after the last segment used (an extension writes there). */
   end: number;
@@ -197,11 +236,12 @@ export function pad8(n: number): number {
 
 /**
  * A segment's first bytes: the u32 length and CRC-32 of its JSON head, the head, padding to 8
- * (the body follows). Sets the head's `mac` over the head and `table` (the body's block table).
+ * (the body follows). Sets the head's `mac` over the head, `table` (the body's block table) and
+ * `counts` (the body's id counts).
  */
-export function segmentPrefix(head: SegmentHead, table: Uint8Array): Buffer {
+export function segmentPrefix(head: SegmentHead, table: Uint8Array, counts: Uint8Array): Buffer {
   head.mac = '';
-  head.mac = segmentMac(Buffer.from(JSON.stringify(head), 'utf8'), table);
+  head.mac = segmentMac(Buffer.from(JSON.stringify(head), 'utf8'), table, counts);
   const json = Buffer.from(JSON.stringify(head), 'utf8');
   const out = Buffer.alloc(pad8(8 + json.length));
   out.writeUInt32LE(json.length, 0);

@@ -31,7 +31,9 @@ runPropertyTest('flat file', flatfile, 40);
 // the reader numbers lines), each read with the skip index on (built over small blocks, so that
 // the planner and the index scan see many) and off. The same table must hold for all of them.
 for (const order of ['recnum-last', 'no-recnum'] as const) {
-  for (const indexed of [true, false]) {
+  // The index as the planner uses it (index-plan.ts: on files this small it mostly scans), the
+  // index whenever valid, and no index.
+  for (const indexed of ['auto', 'index', false] as const) {
     const foreign = () => ({
       format: 'ff' as const,
       params: { file: 'conformance.ndjson' },
@@ -40,10 +42,10 @@ for (const order of ['recnum-last', 'no-recnum'] as const) {
         const path = join(dir, `log-${n++}.ndjson`);
         // no-recnum numbers lines: the records must be numbered 1, 2, 3 ... to be the same.
         writeFileSync(path, records.map((r, i) => recordLine(order === 'no-recnum' ? { ...r, recnum: i + 1 } : r, order) + '\n').join(''));
-        return new FlatFileStore({ path, readSize: 97, index: { enabled: indexed, cacheDir: null, budgetMs: 60_000, blockBytes: 256 } });
+        return new FlatFileStore({ path, readSize: 97, index: { enabled: indexed !== false, cacheDir: null, budgetMs: 60_000, blockBytes: 256, ...(indexed === 'index' ? { plan: 'index' as const } : {}) } });
       },
     });
-    runConformance(`flat file, ${order}, index ${indexed ? 'on' : 'off'}`, foreign);
+    runConformance(`flat file, ${order}, index ${indexed === false ? 'off' : indexed === 'auto' ? 'on (planner)' : 'on (always)'}`, foreign);
   }
 }
 

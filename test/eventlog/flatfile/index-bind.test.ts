@@ -72,6 +72,24 @@ describe('a skip index is bound to its data and to this installation', () => {
     expect(await count(path, { submituser: 'user3' })).toBe(want);
   });
 
+  it('crafted id counts (every count zeroed: "no line holds this user") are not used: the rows are still found', async () => {
+    // The planner and the empty-answer shortcut trust the counts, so they are under the MAC.
+    const path = join(tmp.dir, `counts-${n++}.ndjson`);
+    writeFileSync(path, lines(makeLog(3000, 6)));
+    const want = await count(path, { submituser: 'user3' }, false);
+    expect(want).toBeGreaterThan(100);
+    await buildIndexes(path, { cacheDir: null, family: false, blockBytes: 2048 });
+    const idx = `${path}.evidx`;
+    const b = readFileSync(idx);
+    const hlen = b.readUInt32LE(MAGIC.length);
+    const head = JSON.parse(b.subarray(MAGIC.length + 8, MAGIC.length + 8 + hlen).toString('utf8')) as { countsAt: number; countsBytes: number };
+    const bodyAt = (MAGIC.length + 8 + hlen + 7) & ~7;
+    expect(head.countsBytes).toBeGreaterThan(0);
+    b.fill(0, bodyAt + head.countsAt, bodyAt + head.countsAt + head.countsBytes);
+    writeFileSync(idx, b);
+    expect(await count(path, { submituser: 'user3' })).toBe(want);
+  });
+
   it('a stale index after an edit in place in the middle (same size, mtime set back) does not hide the edited row', async () => {
     const path = join(tmp.dir, `stale-${n++}.ndjson`);
     const log = makeLog(3000, 9);
