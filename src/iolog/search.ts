@@ -14,7 +14,7 @@ import { DETAIL_LINE_CHARS, DETAIL_LINES_PER_SESSION, REGEX_BATCH_CHARS, REGEX_B
 import { cachedMatcher, compileUserRegex } from './regex-budget.js';
 import type { RegexBudget } from './request-budget.js';
 import { checkAborted, type IologSession } from './session.js';
-import { TypedInput } from '../replay/text/typed-input/index.js';
+import { TypedInput, type TypedLine } from '../replay/text/typed-input/index.js';
 import { stripperFactory, type TextExtractor, type TextExtractorFactory, type TextLine } from './text-factory.js';
 import { STREAM_NAMES, type StreamName } from './timing.js';
 
@@ -123,14 +123,24 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
   const times: number[] = [];
   const ends: number[] = [];
   const streams: StreamName[] = [];
+  /** texts[k] is the line as the terminal showed it, not as typed: the line before is the same line. */
+  const showns: boolean[] = [];
   let chars = 0;
+  const push = (stream: StreamName, l: TextLine, text: string, shown: boolean): void => {
+    texts.push(text);
+    times.push(l.timeMs);
+    ends.push(l.endMs ?? l.timeMs);
+    streams.push(stream);
+    showns.push(shown);
+    chars += text.length;
+  };
   const hold = (stream: StreamName, lines: TextLine[]): void => {
     for (const l of lines) {
-      texts.push(l.text);
-      times.push(l.timeMs);
-      ends.push(l.endMs ?? l.timeMs);
-      streams.push(stream);
-      chars += l.text.length;
+      push(stream, l, l.text, false);
+      // A typed line is also found as the terminal showed it (what history, completion or
+      // vi-mode commands made of the keys: the command run); one match per line.
+      const shown = (l as TypedLine).shown;
+      if (shown !== undefined && shown !== l.text) push(stream, l, shown, true);
     }
   };
   const full = (): boolean => texts.length >= REGEX_BATCH_LINES || chars >= REGEX_BATCH_CHARS;
@@ -143,8 +153,12 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
     if (hits.length > 0) {
       matched = true;
       done = !opts.detail;
+      let last = -2;
       for (const k of hits) {
         if (done || matches.length >= maxLines) break;
+        const same = showns[k] && last === k - 1;
+        last = k;
+        if (same) continue;
         const line = texts[k]!;
         matches.push({ stream: streams[k]!, time: Math.floor(times[k]!), at: atSeconds(ends[k]!), line: line.length > DETAIL_LINE_CHARS ? line.slice(0, DETAIL_LINE_CHARS) : line });
       }
@@ -154,6 +168,7 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
     times.length = 0;
     ends.length = 0;
     streams.length = 0;
+    showns.length = 0;
     chars = 0;
     return done;
   };

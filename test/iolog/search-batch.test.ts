@@ -25,13 +25,15 @@ async function lineByLine(path: string, kind: 'sudo' | 'asciicast', q: SearchQue
   const xs = new Map<StreamName, TextExtractor>();
   const matches: SearchMatch[] = [];
   let matched = false;
-  const check = (stream: StreamName, lines: Array<{ text: string; timeMs: number; endMs?: number }>): boolean => {
+  const check = (stream: StreamName, lines: Array<{ text: string; timeMs: number; endMs?: number; shown?: string }>): boolean => {
     let hit = false;
     for (const l of lines) {
-      if (!re.test(l.text)) continue;
+      // A typed line is found as typed or as the terminal showed it (one match).
+      const text = re.test(l.text) ? l.text : l.shown !== undefined && re.test(l.shown) ? l.shown : null;
+      if (text === null) continue;
       hit = matched = true;
       if (!detail || matches.length >= maxLines) return true;
-      matches.push({ stream, time: Math.floor(l.timeMs), at: atSeconds(l.endMs ?? l.timeMs), line: l.text.slice(0, 1024) });
+      matches.push({ stream, time: Math.floor(l.timeMs), at: atSeconds(l.endMs ?? l.timeMs), line: text.slice(0, 1024) });
     }
     return hit && matches.length >= maxLines;
   };

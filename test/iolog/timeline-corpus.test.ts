@@ -98,9 +98,17 @@ describe('command timeline against what the shell ran', () => {
 
 describe('search of typed input over the corpus', () => {
   it('a ttyin search finds the edited commands', async () => {
-    expect((await search(engine, '00/00/01', 'ttyin:ls -h -l /etc/hosts')).map((h) => h.line)).toEqual(['ls -h -l /etc/hosts']);
+    expect((await search(engine, '00/00/01', 'ttyin:ls -h -l /etc/hosts$')).map((h) => h.line)).toEqual(['ls -h -l /etc/hosts', 'ls -h -l /etc/hosts']); // typed, and found again with ^R
     expect((await search(engine, '00/00/01', 'ttyin:echo one four five')).map((h) => h.line)).toEqual(['echo one four five']);
     expect((await search(engine, '00/00/02', 'ttyin:^echo hello')).length).toBeGreaterThan(0);
+  });
+
+  it('finds a recalled, searched (^R), completed or vi-mode line as the shell showed it, once', async () => {
+    expect((await search(engine, '00/00/01', 'ttyin:echo one four six$')).map((h) => h.line)).toEqual(['echo one four six']); // ↑ ^W six
+    expect((await search(engine, '00/00/01', 'ttyin:cat /etc/hostname')).map((h) => h.line)).toEqual(['cat /etc/hostname']); // Tab
+    expect((await search(engine, '00/00/02', 'ttyin:echo hello world$')).map((h) => h.line)).toEqual(['echo hello world']); // vi: b l i o
+    // typed as `ls -l /etc/hosts` and edited in vi mode: typed text and shown line both match, one hit
+    expect((await search(engine, '00/00/02', 'ttyin:^ls')).map((h) => h.line)).toEqual(['ls -l /etc/hostswi-h']);
   });
 
   it('never finds a secret, unless searchHiddenInput is set', async () => {
