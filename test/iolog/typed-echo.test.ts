@@ -105,6 +105,58 @@ describe('an edited line is not hidden', () => {
   });
 });
 
+describe('zsh: a right prompt, and a line editor that draws below the line', () => {
+  // zsh 5.9 with RPROMPT='[%?] %*' in a 100-column window: the right prompt is drawn at column
+  // 70 and the cursor taken back to the end of the left prompt.
+  const ZP = 'evtyped@vm /tmp % ';
+  const zprompt = (rp: string) => `\r\x1b[0m\x1b[J${ZP}\x1b[K\x1b[70C${rp}\x1b[81D\x1b[?2004h`;
+  const zenter = (out: string, rp: string) => `\x1b[?2004l\r\r\n${out}\r\n${zprompt(rp)}`;
+
+  it('the right prompt is not part of the line shown', () => {
+    const lines = play(zprompt('[0] 1:26:19'), [
+      ['\x1bOA', 'echo one two four'],
+      ['\x01', '\x1b[17D'],
+      ['\x1bf', '\x1b[5C'],
+      [' ', ' one two four\x1b[12D'],
+      ['z', 'zone two four\x1b[12D'],
+      ['\r', zenter('zone two four', '[0] 1:26:21')],
+    ]);
+    expect(lines).toEqual([expect.objectContaining({ text: ' z', shown: 'echo  zone two four', recalled: true })]);
+  });
+
+  it('a line typed as shown has no shown, though a right prompt stands on its row', () => {
+    const lines = play(zprompt('[0] 1:26:08'), [...typedEchoed('echo hi'), ['\r', zenter('hi', '[0] 1:26:09')]]);
+    expect(lines).toEqual([expect.objectContaining({ text: 'echo hi' })]);
+    expect(lines[0]).not.toHaveProperty('shown');
+  });
+
+  it('Tab listing the matches below the line: the line as completed', () => {
+    const lines = play(zprompt('[1] 1:26:14'), [
+      ...typedEchoed('ls /etc/sysctl.'),
+      ['\t', '\r\r\n\x1b[Jsysctl.conf  sysctl.d/\x1b[A\x1b[0m\r\x1b[18Cls /etc/sysctl.\x1b[K\x1b[55C[1] 1:26:14\x1b[66D'],
+      ['c', 'c'],
+      ['\t', 'onf\x1b[1m \x1b[0m'],
+      ['\r', '\b\x1b[0m \b' + zenter('/etc/sysctl.conf', '[0] 1:26:16')],
+    ]);
+    expect(lines).toEqual([expect.objectContaining({ text: 'ls /etc/sysctl.c', shown: 'ls /etc/sysctl.conf', completed: true })]);
+  });
+
+  it('^R: the search line is drawn below and the cursor comes back: echoed, not hidden', () => {
+    const lines = play(
+      zprompt('[0] 1:26:22'),
+      [
+        ['\x12', '\r\r\nbck-i-search: _\x1b[K\x1b[A\x1b[3C'],
+        ['z', 'echo  \x1b[4mz\x1b[24meroone two four\x1b[1B\x1b[26Dz_\x1b[A\x1b[8C'],
+        ['s', '\b\x1b[4mz\x1b[4ms\x1b[24mh-first        \x1b[1B\x1b[25Ds_\x1b[A\x1b[6C'],
+        ['\r', '\x1b[24mz\x1b[24ms\x1b[1B\r\x1b[K\x1b[A\x1b[23C\x1b[?2004l\x1b[1B\rzsh-first\r\n' + zprompt('[0] 1:26:23')],
+      ],
+      'redact',
+    );
+    expect(lines).toEqual([expect.objectContaining({ text: 'zs', shown: 'echo zsh-first', recalled: true })]);
+    expect(lines[0]).not.toHaveProperty('hidden');
+  });
+});
+
 describe('a secret is still hidden', () => {
   it('typed without echo, though the next prompt holds its letters in order', () => {
     const lines = play(PROMPT, [...typedEchoed('read -s y'), ['\r', '\r\n\x1b[?2004l\r'], ...typedSilent('vtp@m/tp'), ['\r', `\x1b[?2004h${PROMPT}`]], 'redact');

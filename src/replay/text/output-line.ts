@@ -1,10 +1,15 @@
 // What the typed-input reader needs to know of the terminal output: the text of the row the
 // cursor is on, up to the cursor (the prompt a person answers), the directory an OSC 7
-// sequence last reported, and the printable text written (the echo of what was typed). A
-// deliberately small model (one row, no screen): CR returns to column 0, BS steps back,
-// erase-in-line and character insert/delete apply, any vertical move or absolute position
-// starts an empty row. A handler of the one parser of src/replay (../parser.ts, the VT500 table).
-// Bounded: the row keeps its last OUTPUT_ROW_MAX characters, an OSC its first OSC_MAX.
+// sequence last reported, the printable text written (the echo of what was typed), and whether
+// the alternate screen (a full-screen program) is active. A deliberately small model, no
+// screen: rows are counted relative to the text (a line feed goes to the next row whether or
+// not the screen scrolls; cursor up and down move between the rows kept), so a line editor that
+// draws below the line and comes back (zsh's completion list, its ^R search line) leaves the
+// line's row as it was. CR returns to column 0, BS steps back, erase-in-line, erase below and
+// character insert/delete apply; an absolute position (CUP, VPA) or a full erase starts afresh
+// (the rows' places are unknown then). A handler of the one parser of src/replay (../parser.ts,
+// the VT500 table). Bounded: a row keeps its last OUTPUT_ROW_MAX characters, ROWS_KEPT rows
+// either side of the cursor are kept, an OSC its first OSC_MAX.
 import type { Params } from '../params.js';
 import { Parser } from '../parser.js';
 import { TextHandler } from './text-handler.js';
@@ -29,10 +34,19 @@ function first(params: Params, dflt: number): number {
   return v > 0 ? Math.min(v, OUTPUT_ROW_MAX) : dflt;
 }
 
+/** The rows kept above and below the cursor's. */
+const ROWS_KEPT = 64;
+
 export class OutputLine extends TextHandler {
   private readonly parser = new Parser(this, { maxStringLength: OSC_MAX });
   private row = '';
   private cursor = 0;
+  /** The cursor's row, counted from the first row of the model (relative to the text, not the screen). */
+  private y = 0;
+  /** The other rows kept, by their number. */
+  private rows = new Map<number, string>();
+  /** The normal screen's rows while the alternate screen is active. */
+  private saved: { row: string; cursor: number; y: number; rows: Map<number, string> } | null = null;
   /** The directory the last OSC 7 reported (null until one did). */
   cwd: string | null = null;
   /** Time of the last write that changed the cursor's row. */
@@ -42,11 +56,13 @@ export class OutputLine extends TextHandler {
   /**
    * `onText` receives every printable run written (the echo of typed characters among it) and
    * '\n' for each line feed; `onRowEnd` the cursor's row as shown just before the cursor leaves
-   * it (a line feed, a vertical move).
+   * it (a line feed, a vertical move); `onAlternate` each switch to (true) or from (false) the
+   * alternate screen.
    */
   constructor(
     private readonly onText?: (text: string) => void,
     private readonly onRowEnd?: (row: string) => void,
+    private readonly onAlternate?: (on: boolean) => void,
   ) {
     super();
   }
@@ -66,10 +82,36 @@ export class OutputLine extends TextHandler {
     return this.row.slice(0, this.cursor).padEnd(this.cursor);
   }
 
+  /** The number of the cursor's row (relative: compare it only with another of this model's). */
+  get rowNumber(): number {
+    return this.y;
+  }
+
+  /** A full-screen program's alternate screen is active. */
+  get alternate(): boolean {
+    return this.saved !== null;
+  }
+
+  /** Moves the cursor `n` rows down (up when negative), keeping its column. */
+  private moveRows(n: number): void {
+    if (n === 0) return;
+    this.onRowEnd?.(this.row);
+    if (this.row !== '') this.rows.set(this.y, this.row);
+    else this.rows.delete(this.y);
+    this.y += n;
+    this.row = this.rows.get(this.y) ?? '';
+    this.rows.delete(this.y);
+    if (this.rows.size > 2 * ROWS_KEPT) for (const k of this.rows.keys()) if (Math.abs(k - this.y) > ROWS_KEPT) this.rows.delete(k);
+    this.rowTimeMs = this.now;
+  }
+
+  /** The rows' places are unknown (an absolute move, a full erase): start afresh. */
   private newRow(): void {
     this.onRowEnd?.(this.row);
+    this.rows.clear();
     this.row = '';
     this.cursor = 0;
+    this.y++;
     this.rowTimeMs = this.now;
   }
 
@@ -86,6 +128,25 @@ export class OutputLine extends TextHandler {
     this.rowTimeMs = this.now;
   }
 
+  private setAlternate(on: boolean): void {
+    if (on === this.alternate) return;
+    if (on) {
+      this.saved = { row: this.row, cursor: this.cursor, y: this.y, rows: this.rows };
+      this.rows = new Map();
+      this.row = '';
+      this.cursor = 0;
+    } else {
+      const s = this.saved!;
+      this.saved = null;
+      this.row = s.row;
+      this.cursor = s.cursor;
+      this.y = s.y;
+      this.rows = s.rows;
+    }
+    this.rowTimeMs = this.now;
+    this.onAlternate?.(on);
+  }
+
   // ---- TextHandler (a ParserHandler)
 
   execute(c: number): void {
@@ -94,7 +155,8 @@ export class OutputLine extends TextHandler {
       case 0x0b:
       case 0x0c:
         this.onText?.('\n');
-        this.newRow();
+        this.moveRows(1);
+        this.cursor = 0;
         break;
       case 0x0d:
         this.cursor = 0;
@@ -111,11 +173,30 @@ export class OutputLine extends TextHandler {
   }
 
   esc(collect: number, final: number): void {
-    // NEL, IND, RI, RIS: another row.
-    if (collect === 0 && (final === 0x45 || final === 0x44 || final === 0x4d || final === 0x63)) this.newRow();
+    if (collect !== 0) return;
+    if (final === 0x44) this.moveRows(1); // IND
+    else if (final === 0x45) {
+      this.moveRows(1); // NEL
+      this.cursor = 0;
+    } else if (final === 0x4d) this.moveRows(-1); // RI
+    else if (final === 0x63) {
+      this.setAlternate(false); // RIS
+      this.newRow();
+    }
   }
 
-  csi(params: Params, _collect: number, final: number): void {
+  csi(params: Params, collect: number, final: number): void {
+    if (collect === 0x3f) {
+      if (final === 0x68 || final === 0x6c) {
+        // DECSET / DECRST of the alternate screen (47, 1047, 1049)
+        for (let i = 0; i < params.length; i++) {
+          const m = params.values[i];
+          if (m === 47 || m === 1047 || m === 1049) this.setAlternate(final === 0x68);
+        }
+        return;
+      }
+      if (final !== 0x4a && final !== 0x4b) return; // DECSED, DECSEL: erase as ED, EL
+    }
     switch (final) {
       case 0x4b: { // EL
         const mode = params.values[0]!;
@@ -123,6 +204,18 @@ export class OutputLine extends TextHandler {
         else if (mode === 1) this.row = ' '.repeat(Math.min(this.cursor + 1, this.row.length)) + this.row.slice(this.cursor + 1);
         else this.row = '';
         this.rowTimeMs = this.now;
+        break;
+      }
+      case 0x4a: { // ED: below keeps the rows above; above or all: the rows' places are unknown
+        if (params.values[0]! === 0) {
+          this.row = this.row.slice(0, this.cursor);
+          for (const k of this.rows.keys()) if (k > this.y) this.rows.delete(k);
+          this.rowTimeMs = this.now;
+        } else {
+          const x = this.cursor;
+          this.newRow();
+          this.cursor = x;
+        }
         break;
       }
       case 0x43: // CUF
@@ -147,14 +240,23 @@ export class OutputLine extends TextHandler {
         if (end > this.cursor) this.row = this.row.slice(0, this.cursor) + ' '.repeat(end - this.cursor) + this.row.slice(end);
         break;
       }
-      case 0x48: // CUP, HVP, vertical moves, erase display: another row, contents unknown
+      case 0x41: // CUU
+        this.moveRows(-first(params, 1));
+        break;
+      case 0x42: // CUD
+        this.moveRows(first(params, 1));
+        break;
+      case 0x45: // CNL
+        this.moveRows(first(params, 1));
+        this.cursor = 0;
+        break;
+      case 0x46: // CPL
+        this.moveRows(-first(params, 1));
+        this.cursor = 0;
+        break;
+      case 0x48: // CUP, HVP, VPA: another row, contents unknown
       case 0x66:
-      case 0x41:
-      case 0x42:
       case 0x64:
-      case 0x45:
-      case 0x46:
-      case 0x4a:
         this.newRow();
         if (final === 0x48 || final === 0x66) this.cursor = Math.max(0, (params.length > 1 && params.values[1]! > 0 ? params.values[1]! : 1) - 1);
         break;
@@ -168,5 +270,4 @@ export class OutputLine extends TextHandler {
     const dir = osc7Directory(`7;${data}`);
     if (dir !== null) this.cwd = dir;
   }
-
 }

@@ -59,11 +59,34 @@ interface KeyRecord {
   /** Bytes of output after it. */
   bytes: number;
   overflow: boolean;
+  /** The output row the cursor was on when the keys were typed (OutputLine.rowNumber). */
+  row: number;
 }
 
 interface Pending {
   line: TypedLine;
   judge: Judge | null;
+}
+
+/** What a row showed right of the cursor when a line began (zsh's right prompt): its column and text. */
+interface RightText {
+  at: number;
+  text: string;
+}
+
+/**
+ * The line a row shows after `prompt`, without the text that stood right of the cursor when the
+ * line began if it still stands there (a right prompt is not part of the line); null when the
+ * row no longer starts with the prompt.
+ */
+function lineOnRow(row: string, prompt: string, right: RightText | null): string | null {
+  if (!row.startsWith(prompt)) return null;
+  let body = row.slice(prompt.length);
+  if (right !== null) {
+    const at = right.at - prompt.length;
+    if (body.length >= at && body.slice(at).trimEnd() === right.text) body = body.slice(0, at);
+  }
+  return body.trim();
 }
 
 /** Length of the common prefix of `a` and `b` from `from`. */
@@ -94,12 +117,14 @@ export class EchoJudge implements LineEditorHooks {
   private secretPrompt = false;
   /** The output row before the cursor when the first key was typed (the prompt), if watched. */
   private prompt: string | null = null;
+  /** What the prompt's row showed right of the cursor then (a right prompt), if anything. */
+  private right: RightText | null = null;
   /** The echo judgement of the open line (null while none is open). */
   private judge: Judge | null = null;
   private output: OutputLine | null = null;
   private rec: KeyRecord | null = null;
   /** The last line entered, until the output leaves its row: what the shell showed of it. */
-  private shownWatch: { line: TypedLine; prompt: string } | null = null;
+  private shownWatch: { line: TypedLine; prompt: string; right: RightText | null } | null = null;
   private waiting: Pending[] = [];
   /** Output was seen: without any (a session recorded without ttyout) echo cannot be judged. */
   private outputSeen = false;
@@ -186,8 +211,8 @@ export class EchoJudge implements LineEditorHooks {
     const w = this.shownWatch;
     if (!w) return;
     this.shownWatch = null;
-    if (!row.startsWith(w.prompt)) return;
-    const shown = row.slice(w.prompt.length).trim();
+    const shown = lineOnRow(row, w.prompt, w.right);
+    if (shown === null) return;
     if (shown !== w.line.text.trim()) w.line.shown = shown;
     else delete w.line.shown;
   }
@@ -195,7 +220,7 @@ export class EchoJudge implements LineEditorHooks {
   /** The current record's keys that act on the open line (null when output is not watched). */
   private segment(): Segment | null {
     if (this.output === null || this.judge === null) return null;
-    this.rec ??= { timeMs: this.now, segs: [], answer: '', bytes: 0, overflow: false };
+    this.rec ??= { timeMs: this.now, segs: [], answer: '', bytes: 0, overflow: false, row: this.output.rowNumber };
     const last = this.rec.segs.at(-1);
     if (last && last.judge === this.judge && !last.enter) return last;
     const s: Segment = { judge: this.judge, ins: '', enter: false };
@@ -209,6 +234,10 @@ export class EchoJudge implements LineEditorHooks {
     if (!r) return;
     this.rec = null;
     const text = r.answer;
+    // The answer left the cursor on the row it found it on: drawn by the line editor (zsh draws
+    // its completion list and ^R search line below the line and comes back), not another
+    // program's lines.
+    const sameRow = this.output !== null && this.output.rowNumber === r.row;
     let p = 0;
     r.segs.forEach((s, i) => {
       if (r.overflow) {
@@ -217,8 +246,8 @@ export class EchoJudge implements LineEditorHooks {
       }
       if (s.ins === '') {
         // Editing keys: an answer within the row is the line editor's (a redraw, a recalled
-        // line, a bell); one with a line feed may be another program's output.
-        if (!s.enter && r.bytes > 0 && !text.includes('\n')) s.judge.echoed = true;
+        // line, a bell); one that ends on another row may be another program's output.
+        if (!s.enter && r.bytes > 0 && (!text.includes('\n') || sameRow)) s.judge.echoed = true;
         return;
       }
       while (p < text.length && text[p] === '\n') p++;
@@ -272,6 +301,12 @@ export class EchoJudge implements LineEditorHooks {
     this.catchUp();
     this.shownWatch = null; // a new line is typed: the last one's row is no longer watched
     this.prompt = this.output !== null ? this.output.beforeCursor() : null;
+    this.right = null;
+    if (this.prompt !== null) {
+      const row = this.output!.rowText();
+      const at = row.slice(this.prompt.length).search(/\S/);
+      if (at >= 0) this.right = { at: this.prompt.length + at, text: row.slice(this.prompt.length + at).trimEnd() };
+    }
     this.secretPrompt = this.prompt !== null && SECRET_PROMPT.test(this.prompt);
     this.judge = { typed: 0, echoed: false };
   }
@@ -289,6 +324,7 @@ export class EchoJudge implements LineEditorHooks {
   cleared(): void {
     this.secretPrompt = false;
     this.prompt = null;
+    this.right = null;
     this.judge = null;
   }
 
@@ -297,11 +333,8 @@ export class EchoJudge implements LineEditorHooks {
     const line: TypedLine = { text, timeMs: e.startMs >= 0 ? e.startMs : this.now, endMs: this.now, endPos: e.endPos };
     for (const f of e.flags) line[f] = true;
     if (this.prompt !== null && this.output) {
-      const row = this.output.rowText();
-      if (row.startsWith(this.prompt)) {
-        const shown = row.slice(this.prompt.length).trim();
-        if (shown !== text.trim()) line.shown = shown;
-      }
+      const shown = lineOnRow(this.output.rowText(), this.prompt, this.right);
+      if (shown !== null && shown !== text.trim()) line.shown = shown;
     }
     if (this.secretPrompt) line.hidden = true;
     const judge = this.judge;
@@ -311,7 +344,7 @@ export class EchoJudge implements LineEditorHooks {
     }
     // The shell redraws an accepted line (^R's search line becomes the line run): the row as
     // the output leaves it is what was shown.
-    if (this.prompt !== null && this.output && !line.hidden) this.shownWatch = { line, prompt: this.prompt };
+    if (this.prompt !== null && this.output && !line.hidden) this.shownWatch = { line, prompt: this.prompt, right: this.right };
     this.cleared();
     if (this.waiting.length >= WAITING_MAX) this.release(this.waiting.shift()!.line); // bounded: left unjudged
     if (this.output && !line.hidden) {

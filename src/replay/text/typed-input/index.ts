@@ -15,6 +15,8 @@
 // (the cursor's row after the prompt the first key was typed at, as it was when the output
 // left that row after the Enter, else as it was at the Enter), when that differs from `text`: a
 // recalled, searched (^R), completed or vi-mode line as the shell displayed it when it ran it.
+// Text that stood right of the cursor when the line began and still stands there (zsh's right
+// prompt) is not part of it.
 // Never set on hidden lines.
 // ^C discards the line, ^D on an empty line ends input, other control keys are not text.
 // Escape sequences (function and cursor keys, mouse and focus reports, terminal answers such
@@ -38,7 +40,9 @@
 // - they inserted something, ended no line, and the answer has no printable character at all
 //   (cursor moves and erasing: readline's redraw of an edit, vi-mode commands);
 // - they inserted nothing (cursor keys, ^R, Tab, a vi command taken as an Alt key), ended no
-//   line, and something answered them within the row (no line feed: not another program's line).
+//   line, and something answered them within the row (no line feed: not another program's line),
+//   or the answer left the cursor on the row it found it on (zsh draws its completion list and
+//   ^R search line below the line and comes back).
 // The output after an Enter belongs to the command and the next prompt: there only the echo of
 // characters typed in the Enter's own record is looked for, at its start, so the letters of a
 // password are not found in a prompt that happens to contain them. A mask (`*` per key) is
