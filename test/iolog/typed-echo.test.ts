@@ -157,6 +157,46 @@ describe('zsh: a right prompt, and a line editor that draws below the line', () 
   });
 });
 
+describe('keys read by another program', () => {
+  // bash 5.2 with a two-line prompt; less and top (procps 4) as Debian 12 runs them.
+  const P2 = `\x1b]7;file://vm/tmp\x07\x1b[?2004h\x1b[1;32mevtyped@vm\x1b[0m /tmp\r\r\n$ `;
+
+  it('lines typed while the alternate screen is active are flagged program; the key that quits it begins no line', () => {
+    const lines = play(P2, [
+      ...typedEchoed('less /etc/services'),
+      ['\r', '\r\n\x1b[?2004l\r\x1b[?1049h\x1b[22;0;0t\x1b[?1h\x1b=\r# Network services\r\n\x1b[7m/etc/services\x1b[27m\x1b[K'],
+      ['/', '\r\x1b[K/'],
+      ['s', '\x1b[Ks\bs'],
+      ['h', '\x1b[Kh\bh'],
+      ['\r', '\r\x1b[K\x1b[1;1H# Network services\r\n:\x1b[K'],
+      ['q', `\r\x1b[K\x1b[?1l\x1b>\x1b[?1049l\x1b[23;0;0t${P2}`],
+      ...typedEchoed('echo after-less'),
+      ['\r', `\r\n\x1b[?2004l\rafter-less\r\n${P2}`],
+    ]);
+    expect(lines.map((l) => [l.text, l.program ?? false])).toEqual([
+      ['less /etc/services', false],
+      ['/sh', true],
+      ['echo after-less', false],
+    ]);
+  });
+
+  it('a key read without echo by a program that then exits does not begin the next line (top\'s q)', () => {
+    const lines = play(P2, [
+      ...typedEchoed('top -d 1'),
+      ['\r', '\r\n\x1b[?2004l\r\x1b[?1h\x1b=\x1b[H\x1b[2Jtop - 01:25:32 up 23 min\x1b[K\r\nTasks: 107 total'],
+      ['q', `\x1b[?1l\x1b>\x1b[31;1H\r\n\x1b[?12l\x1b[?25h\x1b[K${P2}`],
+      ...typedEchoed('echo after-top'),
+      ['\r', `\r\n\x1b[?2004l\rafter-top\r\n${P2}`],
+    ]);
+    expect(lines.map((l) => l.text)).toEqual(['top -d 1', 'echo after-top']);
+  });
+
+  it('a command typed without echo (stty -echo) is hidden, not dropped, though output moved on a row', () => {
+    const lines = play(PROMPT, [...typedSilent('rm -rf /x'), ['', '\r\n[1]+  Done  sleep 1\r\n'], ['\r', `\r\n${PROMPT}`]]);
+    expect(lines.map((l) => [l.text, l.hidden ?? false])).toEqual([['rm -rf /x', true]]);
+  });
+});
+
 describe('a secret is still hidden', () => {
   it('typed without echo, though the next prompt holds its letters in order', () => {
     const lines = play(PROMPT, [...typedEchoed('read -s y'), ['\r', '\r\n\x1b[?2004l\r'], ...typedSilent('vtp@m/tp'), ['\r', `\x1b[?2004h${PROMPT}`]], 'redact');

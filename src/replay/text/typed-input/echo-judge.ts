@@ -13,6 +13,8 @@ import type { EnteredLine, LineEditorHooks, LineFlags } from './line-editor.js';
 export const ECHO_GRACE_MS = 200;
 const ECHO_MAX = 2 * TEXT_LINE_MAX;
 const OUTPUT_TAIL_MAX = 4096;
+/** At most this many unechoed characters are taken for keys that quit a program (rowEnded). */
+const QUIT_KEYS_MAX = 2;
 /** Lines awaiting their echo judgement at most (a paste of many lines in one moment). */
 const WAITING_MAX = 1024;
 
@@ -114,6 +116,10 @@ export class EchoJudge implements LineEditorHooks {
   private out: TypedLine[] = [];
   /** Whether a line is open in the editor (set by the owner). */
   lineOpen: () => boolean = () => false;
+  /** Drops the line open in the editor (set by the owner). */
+  discardLine: () => void = () => {};
+  /** The open line began while the alternate screen was active: a full-screen program's keys. */
+  private inProgram = false;
   private secretPrompt = false;
   /** The output row before the cursor when the first key was typed (the prompt), if watched. */
   private prompt: string | null = null;
@@ -148,6 +154,7 @@ export class EchoJudge implements LineEditorHooks {
     return new OutputLine(
       (t) => this.addEcho(t),
       (row) => this.rowEnded(row),
+      (on) => this.alternateSwitched(on),
     );
   }
 
@@ -207,7 +214,18 @@ export class EchoJudge implements LineEditorHooks {
     else r.answer += text;
   }
 
+  /** Leaving the alternate screen: a line begun there was that program's keys (the key that quit it). */
+  private alternateSwitched(on: boolean): void {
+    if (!on && this.inProgram && this.lineOpen()) this.discardLine();
+  }
+
   private rowEnded(row: string): void {
+    // The output goes to another row while a line is open whose key or two inserted text that
+    // nothing echoed yet: a program read them without echo (the `q` that quits top or less) and
+    // the next prompt is being drawn; they do not begin the next line. More keys stay a line
+    // (judged as any other: a command typed after `stty -echo` is hidden, never dropped).
+    const j = this.judge;
+    if (j !== null && j.typed > 0 && j.typed <= QUIT_KEYS_MAX && !j.echoed && !/[^\n]/.test(this.rec?.answer ?? '') && this.lineOpen()) this.discardLine();
     const w = this.shownWatch;
     if (!w) return;
     this.shownWatch = null;
@@ -300,7 +318,8 @@ export class EchoJudge implements LineEditorHooks {
   begin(): void {
     this.catchUp();
     this.shownWatch = null; // a new line is typed: the last one's row is no longer watched
-    this.prompt = this.output !== null ? this.output.beforeCursor() : null;
+    this.inProgram = this.output?.alternate ?? false;
+    this.prompt = this.output !== null && !this.inProgram ? this.output.beforeCursor() : null;
     this.right = null;
     if (this.prompt !== null) {
       const row = this.output!.rowText();
@@ -325,6 +344,7 @@ export class EchoJudge implements LineEditorHooks {
     this.secretPrompt = false;
     this.prompt = null;
     this.right = null;
+    this.inProgram = false;
     this.judge = null;
   }
 
@@ -332,6 +352,7 @@ export class EchoJudge implements LineEditorHooks {
     const text = e.text;
     const line: TypedLine = { text, timeMs: e.startMs >= 0 ? e.startMs : this.now, endMs: this.now, endPos: e.endPos };
     for (const f of e.flags) line[f] = true;
+    if (this.inProgram || this.output?.alternate) line.program = true;
     if (this.prompt !== null && this.output) {
       const shown = lineOnRow(this.output.rowText(), this.prompt, this.right);
       if (shown !== null && shown !== text.trim()) line.shown = shown;

@@ -11,6 +11,10 @@
 // - completed: Tab asked for completion; `text` holds only what was typed.
 // - inexact: a key whose effect cannot be known (undo ^_, Alt+other key) was pressed.
 // - hidden: the line was typed at a no-echo prompt (see below).
+// - program: with the output watched, the line was typed while a full-screen program had the
+//   alternate screen active (vim, less, top): keys read by that program, not a shell command.
+//   A line still open when the alternate screen is left is dropped: its keys were that
+//   program's (the `q` that quits top does not begin the next command).
 // With the output watched, `shown` is what the terminal showed of the line when it was entered
 // (the cursor's row after the prompt the first key was typed at, as it was when the output
 // left that row after the Enter, else as it was at the Enter), when that differs from `text`: a
@@ -93,6 +97,7 @@ export class TypedInput implements TextExtractor {
     this.judge = new EchoJudge(opts.hidden ?? 'keep', opts.lazyOutput ?? false);
     this.editor = new LineEditor(this.judge, opts.editing ?? true);
     this.judge.lineOpen = () => this.editor.open;
+    this.judge.discardLine = () => this.editor.discard();
     this.keys = new KeyDecoder(this.editor);
   }
 

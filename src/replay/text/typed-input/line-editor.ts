@@ -13,7 +13,7 @@ import { TEXT_LINE_MAX } from '../limits.js';
 import type { KeySink } from './key-decoder.js';
 
 /** How a typed line came about, beyond plain typing: each set only when true. */
-export const LINE_FLAGS = ['recalled', 'completed', 'edited', 'inexact', 'pasted', 'hidden'] as const;
+export const LINE_FLAGS = ['recalled', 'completed', 'edited', 'inexact', 'pasted', 'hidden', 'program'] as const;
 export type LineFlags = Partial<Record<(typeof LINE_FLAGS)[number], true>>;
 
 export type Flag = 'recalled' | 'completed' | 'edited' | 'inexact' | 'pasted';
@@ -87,6 +87,11 @@ export class LineEditor implements KeySink {
     this.flags.clear();
     this.startMs = -1;
     this.hooks.cleared();
+  }
+
+  /** The open line is dropped, as ^C drops it (its keys were another program's: echo-judge.ts). */
+  discard(): void {
+    if (this.open) this.reset();
   }
 
   private enter(): void {
