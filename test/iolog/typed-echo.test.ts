@@ -157,6 +157,33 @@ describe('zsh: a right prompt, and a line editor that draws below the line', () 
   });
 });
 
+describe('history expansion: the command run is the expanded line bash prints', () => {
+  const P2 = `\x1b]7;file://vm/tmp\x07\x1b[?2004h\x1b[1;32mevtyped@vm\x1b[0m /tmp\r\r\n$ `;
+  /** bash 5.2's answer to the Enter: the expansion (if any) on the row after the line, then the output. */
+  const ran = (rows: string[]) => `\r\n\x1b[?2004l\r${rows.map((r) => `${r}\r\n`).join('')}${P2}`;
+  const run = (typed: string, rows: string[]) => play(P2, [...typedEchoed(typed), ['\r', ran(rows)]]);
+
+  it('^old^new, !string and !!:n give the expanded line as shown', () => {
+    expect(run('^root^daemon', ['echo daemon daemon', 'daemon daemon'])[0]).toMatchObject({ text: '^root^daemon', shown: 'echo daemon daemon' });
+    expect(run('!grep', ['grep -c root /etc/passwd', '1'])[0]).toMatchObject({ text: '!grep', shown: 'grep -c root /etc/passwd' });
+    expect(run('echo !!:1', ['echo -c', '-c'])[0]).toMatchObject({ text: 'echo !!:1', shown: 'echo -c' });
+  });
+
+  it("a failed expansion, or a ! bash does not expand, takes no row for the command", () => {
+    for (const [typed, rows] of [
+      ['!nosuch', ['bash: !nosuch: event not found']],
+      ['^zz^yy', ['bash: :s^zz^yy: substitution failed']],
+      ["echo 'a!b'", ['a!b']],
+      ['[ ! -f /x ] && echo no', ['no']],
+      ['echo a!=b', ['a!=b']],
+    ] as const) {
+      const lines = run(typed, [...rows]);
+      expect(lines).toEqual([expect.objectContaining({ text: typed })]);
+      expect(lines[0]).not.toHaveProperty('shown');
+    }
+  });
+});
+
 describe('keys read by another program', () => {
   // bash 5.2 with a two-line prompt; less and top (procps 4) as Debian 12 runs them.
   const P2 = `\x1b]7;file://vm/tmp\x07\x1b[?2004h\x1b[1;32mevtyped@vm\x1b[0m /tmp\r\r\n$ `;

@@ -6,6 +6,7 @@
 // until their echo is judged and hands them out.
 import { TEXT_LINE_MAX } from '../limits.js';
 import { OutputLine } from '../output-line.js';
+import { historyWords, isExpansionOf } from './history-expansion.js';
 import type { TextLine } from '../text-extractor.js';
 import type { EnteredLine, LineEditorHooks, LineFlags } from './line-editor.js';
 
@@ -130,7 +131,7 @@ export class EchoJudge implements LineEditorHooks {
   private output: OutputLine | null = null;
   private rec: KeyRecord | null = null;
   /** The last line entered, until the output leaves its row: what the shell showed of it. */
-  private shownWatch: { line: TypedLine; prompt: string; right: RightText | null } | null = null;
+  private shownWatch: { line: TypedLine; prompt: string; right: RightText | null; expansion?: string[] } | null = null;
   private waiting: Pending[] = [];
   /** Output was seen: without any (a session recorded without ttyout) echo cannot be judged. */
   private outputSeen = false;
@@ -229,10 +230,19 @@ export class EchoJudge implements LineEditorHooks {
     const w = this.shownWatch;
     if (!w) return;
     this.shownWatch = null;
+    if (w.expansion) {
+      // The row after the line: bash's expansion of it, the command it ran.
+      const typed = w.line.shown ?? w.line.text;
+      const expanded = row.trim();
+      if (isExpansionOf(typed, w.expansion, expanded)) w.line.shown = expanded;
+      return;
+    }
     const shown = lineOnRow(row, w.prompt, w.right);
     if (shown === null) return;
     if (shown !== w.line.text.trim()) w.line.shown = shown;
     else delete w.line.shown;
+    const words = historyWords(shown);
+    if (words.length > 0) this.shownWatch = { ...w, expansion: words };
   }
 
   /** The current record's keys that act on the open line (null when output is not watched). */
