@@ -184,6 +184,28 @@ describe('history expansion: the command run is the expanded line bash prints', 
   });
 });
 
+describe('a shell without line editing (dash: the kernel\'s canonical mode)', () => {
+  // dash 0.5.12 reads the tty in canonical mode: the kernel echoes ← as ^[[D and the line holds its bytes.
+  it('a cursor key echoed in caret notation is part of the line, as the shell runs it', () => {
+    const lines = play('$ ', [...typedEchoed('echo ab'), ['\x1b[D', '^[[D'], ['X', 'X'], ['\r', '\r\nab\x1b[DX\r\n$ ']]);
+    expect(lines).toEqual([expect.objectContaining({ text: 'echo ab\x1b[DX' })]);
+    expect(lines[0]).not.toHaveProperty('shown');
+    expect(lines[0]).not.toHaveProperty('edited');
+  });
+
+  it('erase, kill and word erase apply; other control keys are bytes of the line', () => {
+    const lines = play('$ ', [...typedEchoed('echo a b'), ['\x7f', '\b \b'], ['c', 'c'], ['\x1bOH', '^[OH'], ['\x01', '^A'], ['\r', '\r\n$ ']]);
+    expect(lines).toEqual([expect.objectContaining({ text: 'echo a c\x1bOH\x01', edited: true })]);
+    const killed = play('$ ', [...typedEchoed('rm x'), ['\x15', '\r\n'], ...typedEchoed('ls one two'), ['\x1b[D', '^[[D'], ['\x17', '\b\b\b\b\b\b    '], ['\r', '\r\n$ ']]);
+    expect(killed).toEqual([expect.objectContaining({ text: 'ls one', edited: true })]);
+  });
+
+  it('with a line editor (readline) the same keys edit the line', () => {
+    const lines = play(PROMPT, [...typedEchoed('echo ab'), ['\x1b[D', '\b'], ['X', 'Xb\b'], ['\r', NEXT]]);
+    expect(lines).toEqual([expect.objectContaining({ text: 'echo aXb', edited: true })]);
+  });
+});
+
 describe('keys read by another program', () => {
   // bash 5.2 with a two-line prompt; less and top (procps 4) as Debian 12 runs them.
   const P2 = `\x1b]7;file://vm/tmp\x07\x1b[?2004h\x1b[1;32mevtyped@vm\x1b[0m /tmp\r\r\n$ `;

@@ -6,6 +6,7 @@
 // until their echo is judged and hands them out.
 import { TEXT_LINE_MAX } from '../limits.js';
 import { OutputLine } from '../output-line.js';
+import { caretNotation } from './canonical-line.js';
 import { historyWords, isExpansionOf } from './history-expansion.js';
 import type { TextLine } from '../text-extractor.js';
 import type { EnteredLine, LineEditorHooks, LineFlags } from './line-editor.js';
@@ -42,6 +43,8 @@ interface Judge {
   typed: number;
   /** Some record of its keys was echoed (or could not be judged). */
   echoed: boolean;
+  /** A key sequence was echoed in caret notation (`^[[D`): the kernel's canonical mode read the keys. */
+  canonical: boolean;
 }
 
 /** The keys of one record that acted on one line. */
@@ -51,6 +54,8 @@ interface Segment {
   ins: string;
   /** The line's Enter was among them. */
   enter: boolean;
+  /** The first key among them read as a sequence (its bytes), if any. */
+  seq: string | null;
 }
 
 /** One input write and the terminal's answer to it. */
@@ -69,6 +74,8 @@ interface KeyRecord {
 interface Pending {
   line: TypedLine;
   judge: Judge | null;
+  /** The line as canonical mode reads its keys: taken if the judge finds canonical mode. */
+  canonical: EnteredLine['canonical'];
 }
 
 /** What a row showed right of the cursor when a line began (zsh's right prompt): its column and text. */
@@ -90,6 +97,18 @@ function lineOnRow(row: string, prompt: string, right: RightText | null): string
     if (body.length >= at && body.slice(at).trimEnd() === right.text) body = body.slice(0, at);
   }
   return body.trim();
+}
+
+/**
+ * A line read in canonical mode (no line editor: dash, `cat`): its text is the keys' bytes as
+ * the kernel gives them, the escape sequences included; the editor's flags do not apply, and
+ * the row shows those bytes in caret notation, so there is no `shown`.
+ */
+function asCanonical(line: TypedLine, canonical: EnteredLine['canonical']): void {
+  line.text = canonical.text;
+  delete line.shown;
+  for (const f of ['recalled', 'completed', 'edited', 'inexact'] as const) delete line[f];
+  if (canonical.edited) line.edited = true;
 }
 
 /** Length of the common prefix of `a` and `b` from `from`. */
@@ -251,7 +270,7 @@ export class EchoJudge implements LineEditorHooks {
     this.rec ??= { timeMs: this.now, segs: [], answer: '', bytes: 0, overflow: false, row: this.output.rowNumber };
     const last = this.rec.segs.at(-1);
     if (last && last.judge === this.judge && !last.enter) return last;
-    const s: Segment = { judge: this.judge, ins: '', enter: false };
+    const s: Segment = { judge: this.judge, ins: '', enter: false, seq: null };
     this.rec.segs.push(s);
     return s;
   }
@@ -268,6 +287,8 @@ export class EchoJudge implements LineEditorHooks {
     const sameRow = this.output !== null && this.output.rowNumber === r.row;
     let p = 0;
     r.segs.forEach((s, i) => {
+      // Only the kernel echoes a key's bytes in caret notation: no line editor read them.
+      if (s.seq !== null && text.includes(caretNotation(s.seq))) s.judge.canonical = true;
       if (r.overflow) {
         s.judge.echoed = true;
         return;
@@ -309,6 +330,7 @@ export class EchoJudge implements LineEditorHooks {
     while (this.waiting.length > 0 && (timeMs === Infinity || timeMs > this.waiting[0]!.line.endMs + ECHO_GRACE_MS)) {
       const p = this.waiting.shift()!;
       if (this.outputSeen && p.judge !== null && p.judge.typed > 0 && !p.judge.echoed) p.line.hidden = true;
+      if (p.judge?.canonical) asCanonical(p.line, p.canonical);
       this.release(p.line);
     }
   }
@@ -337,11 +359,16 @@ export class EchoJudge implements LineEditorHooks {
       if (at >= 0) this.right = { at: this.prompt.length + at, text: row.slice(this.prompt.length + at).trimEnd() };
     }
     this.secretPrompt = this.prompt !== null && SECRET_PROMPT.test(this.prompt);
-    this.judge = { typed: 0, echoed: false };
+    this.judge = { typed: 0, echoed: false, canonical: false };
   }
 
   touch(): void {
     this.segment();
+  }
+
+  sequence(bytes: string): void {
+    const s = this.segment();
+    if (s && s.seq === null) s.seq = bytes;
   }
 
   inserted(ch: string): void {
@@ -379,10 +406,10 @@ export class EchoJudge implements LineEditorHooks {
     this.cleared();
     if (this.waiting.length >= WAITING_MAX) this.release(this.waiting.shift()!.line); // bounded: left unjudged
     if (this.output && !line.hidden) {
-      this.waiting.push({ line, judge });
+      this.waiting.push({ line, judge, canonical: e.canonical });
       return;
     }
-    if (this.waiting.length > 0) this.waiting.push({ line, judge });
+    if (this.waiting.length > 0) this.waiting.push({ line, judge, canonical: e.canonical });
     else this.release(line);
   }
 }

@@ -54,6 +54,12 @@
 // huge paste) counts as echoed: it cannot be judged, so it is shown. Lines whose judgement is
 // still open are held until ECHO_GRACE_MS after their Enter.
 //
+// A program without a line editor (dash, `cat`) reads the keys in the kernel's canonical mode:
+// a key sequence such as ← is then bytes of the line, and the kernel echoes it in caret
+// notation (`^[[D`), which no line editor does. When a line's key sequence was so echoed, its
+// text is the keys as canonical mode gives them (canonical-line.ts: erase, kill and word erase
+// applied, the rest literal), without the editor's flags and `shown`.
+//
 // A pipe (sudo logs stdin only when it is not a terminal) has no line editing: with
 // `editing: false` no key edits or flags anything, CR, LF and CR LF end lines, a tab is text,
 // escape sequences and other control characters are dropped.
@@ -61,6 +67,9 @@
 // Output read only for that (the search) may be parsed lazily: while nobody is typing, only its
 // last OUTPUT_TAIL_MAX bytes are kept, and parsed when the next key comes (the prompt's row is at
 // the end of the output); while a line is open or its echo undecided, every byte is parsed.
+//
+// History expansion (history-expansion.ts): bash prints the expanded line on the row after a
+// line that asked for one (`!!`, `!grep`, `^old^new`); that row is then `shown`.
 //
 // Three parts, one concern each: the key decoder (key-decoder.ts: bytes to keys, a handler of the
 // one parser of src/replay with its input table), the line editor (line-editor.ts: keys to
