@@ -240,6 +240,34 @@ describe('keys read by another program', () => {
     expect(lines.map((l) => l.text)).toEqual(['top -d 1', 'echo after-top']);
   });
 
+  it("lines typed at a REPL's prompt are flagged program; continuation lines of a shell command are not", () => {
+    const lines = play(P2, [
+      ...typedEchoed('for i in 1 2'),
+      ['\r', '\r\n\x1b[?2004l\r\x1b[?2004h> '],
+      ...typedEchoed('do echo loop $i'),
+      ['\r', '\r\n\x1b[?2004l\r\x1b[?2004h> '],
+      ...typedEchoed('done'),
+      ['\r', `\r\n\x1b[?2004l\rloop 1\r\nloop 2\r\n${P2}`],
+      ...typedEchoed('python3 -q'),
+      ['\r', '\r\n\x1b[?2004l\r>>> '],
+      ...typedEchoed('print(6*7)'),
+      ['\r', '\r\n42\r\n>>> '],
+      ...typedEchoed('exit()'),
+      ['\r', `\r\n${P2}`],
+      ...typedEchoed('echo end'),
+      ['\r', `\r\n\x1b[?2004l\rend\r\n${P2}`],
+    ]);
+    expect(lines.map((l) => [l.text, l.program ?? false])).toEqual([
+      ['for i in 1 2', false],
+      ['do echo loop $i', false],
+      ['done', false],
+      ['python3 -q', false],
+      ['print(6*7)', true],
+      ['exit()', true],
+      ['echo end', false],
+    ]);
+  });
+
   it('a command typed without echo (stty -echo) is hidden, not dropped, though output moved on a row', () => {
     const lines = play(PROMPT, [...typedSilent('rm -rf /x'), ['', '\r\n[1]+  Done  sleep 1\r\n'], ['\r', `\r\n${PROMPT}`]]);
     expect(lines.map((l) => [l.text, l.hidden ?? false])).toEqual([['rm -rf /x', true]]);

@@ -4,6 +4,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TEXT_LINE_MAX } from '../../src/iolog/limits.js';
 import { TypedInput, type TypedLine } from '../../src/replay/text/typed-input/index.js';
+import { promptShape, ShellLines } from '../../src/replay/text/typed-input/shell-lines.js';
+import { ShellContinuation } from '../../src/replay/text/typed-input/shell-syntax.js';
 
 const b = (s: string) => Buffer.from(s, 'utf8');
 
@@ -199,5 +201,55 @@ describe('no-echo prompts', () => {
     x.watchOutput();
     x.write(b('ls\r'), 0);
     expect(x.end().map((l) => l.text)).toEqual(['ls']);
+  });
+});
+
+describe("the shell's lines, told from another program's by their prompts", () => {
+  it('a shell command left unfinished continues on the next line', () => {
+    const open = (...lines: string[]) => {
+      const c = new ShellContinuation();
+      for (const l of lines) c.feed(l);
+      return c.open;
+    };
+    expect(open('for i in 1 2')).toBe(true);
+    expect(open('for i in 1 2', 'do echo loop $i')).toBe(true);
+    expect(open('for i in 1 2', 'do echo loop $i', 'done')).toBe(false);
+    expect(open('for i in 1 2; do echo $i; done')).toBe(false);
+    expect(open('if true; then', 'echo yes', 'fi')).toBe(false);
+    expect(open('cat <<EOF')).toBe(true);
+    expect(open('cat <<EOF', 'heredoc line one')).toBe(true);
+    expect(open('cat <<EOF', 'heredoc line one', 'EOF')).toBe(false);
+    expect(open("cat <<-'END'", '\tx', '\tEND')).toBe(false);
+    expect(open('echo one \\')).toBe(true);
+    expect(open('echo one \\', 'two')).toBe(false);
+    expect(open('echo "one')).toBe(true);
+    expect(open("echo 'it''s")).toBe(true);
+    expect(open('ls |')).toBe(true);
+    expect(open('make &&')).toBe(true);
+    expect(open('sleep 9 &')).toBe(false);
+    expect(open('echo for while if case {')).toBe(false); // not in command position
+    expect(open('echo "for"; # if')).toBe(false);
+    expect(open('cat <<<word')).toBe(false);
+  });
+
+  it('prompt shapes: the same shell after cd, su - or a venv; not a REPL', () => {
+    expect(promptShape('evtyped@vm:/tmp$ ')).toBe(promptShape('root@vm:~# '));
+    expect(promptShape('evtyped@vm:/tmp$ ')).toBe(promptShape('evtyped@vm:/home/evtyped/a-b.c$ '));
+    expect(promptShape('>>> ')).not.toBe(promptShape('$ '));
+    expect(promptShape('test=# ')).not.toBe(promptShape('evtyped@vm:/tmp$ '));
+    const s = new ShellLines();
+    expect([
+      s.take('evtyped@vm:/tmp$ ', 'python3 -q'),
+      s.take('>>> ', 'print(6*7)'),
+      s.take('evtyped@vm:/tmp$ ', 'source venv/bin/activate'),
+      s.take('(venv) evtyped@vm:/tmp$ ', 'for i in 1 2'),
+      s.take('> ', 'do echo $i; done'),
+      s.take('(venv) evtyped@vm:/tmp$ ', 'su -'),
+      s.take('root@vm:~# ', 'read x'),
+      s.take('', 'typed to read'),
+      s.take('root@vm:~# ', 'psql test'),
+      s.take('test=# ', 'select 1;'),
+      s.take('mysql> ', 'select 1;'),
+    ]).toEqual([true, false, true, true, true, true, true, false, true, false, false]);
   });
 });

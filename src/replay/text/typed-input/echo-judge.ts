@@ -8,6 +8,7 @@ import { TEXT_LINE_MAX } from '../limits.js';
 import { OutputLine } from '../output-line.js';
 import { caretNotation } from './canonical-line.js';
 import { historyWords, isExpansionOf } from './history-expansion.js';
+import { ShellLines } from './shell-lines.js';
 import type { TextLine } from '../text-extractor.js';
 import type { EnteredLine, LineEditorHooks, LineFlags } from './line-editor.js';
 
@@ -76,6 +77,8 @@ interface Pending {
   judge: Judge | null;
   /** The line as canonical mode reads its keys: taken if the judge finds canonical mode. */
   canonical: EnteredLine['canonical'];
+  /** The prompt it was typed at (null: output not watched, or a full-screen program's). */
+  prompt: string | null;
 }
 
 /** What a row showed right of the cursor when a line began (zsh's right prompt): its column and text. */
@@ -152,6 +155,8 @@ export class EchoJudge implements LineEditorHooks {
   /** The last line entered, until the output leaves its row: what the shell showed of it. */
   private shownWatch: { line: TypedLine; prompt: string; right: RightText | null; expansion?: string[] } | null = null;
   private waiting: Pending[] = [];
+  /** Which lines were the shell's, by their prompts. */
+  private readonly shellLines = new ShellLines();
   /** Output was seen: without any (a session recorded without ttyout) echo cannot be judged. */
   private outputSeen = false;
   /** Lazy mode: output not parsed yet (its last OUTPUT_TAIL_MAX bytes), and whether older bytes were dropped. */
@@ -243,9 +248,11 @@ export class EchoJudge implements LineEditorHooks {
     // The output goes to another row while a line is open whose key or two inserted text that
     // nothing echoed yet: a program read them without echo (the `q` that quits top or less) and
     // the next prompt is being drawn; they do not begin the next line. More keys stay a line
-    // (judged as any other: a command typed after `stty -echo` is hidden, never dropped).
+    // (judged as any other: a command typed after `stty -echo` is hidden, never dropped). In the
+    // alternate screen a program moves the cursor at will (vim's `:` goes to the last row):
+    // there only leaving it ends its keys (alternateSwitched).
     const j = this.judge;
-    if (j !== null && j.typed > 0 && j.typed <= QUIT_KEYS_MAX && !j.echoed && !/[^\n]/.test(this.rec?.answer ?? '') && this.lineOpen()) this.discardLine();
+    if (j !== null && !this.inProgram && j.typed > 0 && j.typed <= QUIT_KEYS_MAX && !j.echoed && !/[^\n]/.test(this.rec?.answer ?? '') && this.lineOpen()) this.discardLine();
     const w = this.shownWatch;
     if (!w) return;
     this.shownWatch = null;
@@ -331,12 +338,14 @@ export class EchoJudge implements LineEditorHooks {
       const p = this.waiting.shift()!;
       if (this.outputSeen && p.judge !== null && p.judge.typed > 0 && !p.judge.echoed) p.line.hidden = true;
       if (p.judge?.canonical) asCanonical(p.line, p.canonical);
-      this.release(p.line);
+      this.release(p.line, p.prompt);
     }
   }
 
-  private release(line: TypedLine): void {
+  private release(line: TypedLine, prompt: string | null): void {
     if (this.shownWatch?.line === line) this.shownWatch = null;
+    // Typed to another program than the shell (told by its prompt: shell-lines.ts)?
+    if (!line.hidden && !line.program && prompt !== null && !this.shellLines.take(prompt, line.shown ?? line.text)) line.program = true;
     if (line.hidden) {
       delete line.shown;
       if (this.hiddenMode === 'drop') return;
@@ -403,13 +412,18 @@ export class EchoJudge implements LineEditorHooks {
     // The shell redraws an accepted line (^R's search line becomes the line run): the row as
     // the output leaves it is what was shown.
     if (this.prompt !== null && this.output && !line.hidden) this.shownWatch = { line, prompt: this.prompt, right: this.right };
+    const prompt = this.prompt;
     this.cleared();
-    if (this.waiting.length >= WAITING_MAX) this.release(this.waiting.shift()!.line); // bounded: left unjudged
+    if (this.waiting.length >= WAITING_MAX) {
+      const p = this.waiting.shift()!;
+      this.release(p.line, p.prompt); // bounded: left unjudged
+    }
+    const pending: Pending = { line, judge, canonical: e.canonical, prompt };
     if (this.output && !line.hidden) {
-      this.waiting.push({ line, judge, canonical: e.canonical });
+      this.waiting.push(pending);
       return;
     }
-    if (this.waiting.length > 0) this.waiting.push({ line, judge, canonical: e.canonical });
-    else this.release(line);
+    if (this.waiting.length > 0) this.waiting.push(pending);
+    else this.release(line, prompt);
   }
 }

@@ -11,8 +11,10 @@
 // - completed: Tab asked for completion; `text` holds only what was typed.
 // - inexact: a key whose effect cannot be known (undo ^_, Alt+other key) was pressed.
 // - hidden: the line was typed at a no-echo prompt (see below).
-// - program: with the output watched, the line was typed while a full-screen program had the
-//   alternate screen active (vim, less, top): keys read by that program, not a shell command.
+// - program: with the output watched, the line was typed to another program than the shell,
+//   not a shell command: while a full-screen program had the alternate screen active (vim,
+//   less), or at a prompt not of the shell's shape when no shell command was left unfinished
+//   (python's `>>> `, psql's `test=# `, `read`: shell-lines.ts).
 //   A line still open when the alternate screen is left is dropped: its keys were that
 //   program's (the `q` that quits top does not begin the next command).
 // With the output watched, `shown` is what the terminal showed of the line when it was entered
