@@ -29,7 +29,7 @@ let open: Engine;
 beforeAll(() => {
   root = tempDir('evio-timeline-');
   copyTree(FIXTURES, root);
-  for (const s of Object.keys(SECRETS)) chmodSync(join(root, '00/00', s, 'timing'), 0o400); // sudo's complete mark
+  for (const s of ['01', '02', '03', '04', '05']) chmodSync(join(root, '00/00', s, 'timing'), 0o400); // sudo's complete mark
   engine = makeEngine([root]);
   open = makeEngine([root], { searchHiddenInput: true });
 });
@@ -107,6 +107,10 @@ describe('search of typed input over the corpus', () => {
     expect((await search(engine, '00/00/01', 'ttyin:echo one four six$')).map((h) => h.line)).toEqual(['echo one four six']); // ↑ ^W six
     expect((await search(engine, '00/00/01', 'ttyin:cat /etc/hostname')).map((h) => h.line)).toEqual(['cat /etc/hostname']); // Tab
     expect((await search(engine, '00/00/02', 'ttyin:echo hello world$')).map((h) => h.line)).toEqual(['echo hello world']); // vi: b l i o
+    // `echo one \` then `two` at the continuation prompt: found as the shell joined it
+    expect((await search(engine, '00/00/03', 'ttyin:echo one two')).map((h) => h.line)).toEqual(['echo one two']);
+    // history expansion: found as bash expanded it
+    expect((await search(engine, '00/00/03', 'ttyin:echo daemon daemon')).map((h) => h.line)).toEqual(['echo daemon daemon']);
     // typed as `ls -l /etc/hosts` and edited in vi mode: typed text and shown line both match, one hit
     expect((await search(engine, '00/00/02', 'ttyin:^ls')).map((h) => h.line)).toEqual(['ls -l /etc/hostswi-h']);
   });
