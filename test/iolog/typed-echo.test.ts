@@ -141,6 +141,31 @@ describe('zsh: a right prompt, and a line editor that draws below the line', () 
     expect(lines).toEqual([expect.objectContaining({ text: 'ls /etc/sysctl.c', shown: 'ls /etc/sysctl.conf', completed: true })]);
   });
 
+  it('vi mode: Esc then k recalls a line with no key typed into it: the line shown is entered', () => {
+    const ZP0 = '\r\x1b[0m\x1b[J' + ZP + '\x1b[K\x1b[?2004h';
+    const lines = play(ZP0, [
+      ['\x1b', ''],
+      ['k', 'echo hello world\b'],
+      ['\r', '\x1b[?2004l\r\r\nhello world\r\n' + ZP0],
+    ]);
+    expect(lines).toEqual([expect.objectContaining({ text: '', shown: 'echo hello world', inexact: true })]);
+  });
+
+  it('keys typed before the first prompt was drawn: the line after the prompt zsh then drew', () => {
+    const lines = play('', [
+      ['e', 'e'],
+      ['c', `c\x1b[1m\x1b[7m%\x1b[27m\x1b[1m\x1b[0m${' '.repeat(20)}\r \r\r\x1b[0m\x1b[J${ZP}\x1b[K\x1b[?2004he\bec`],
+      ...typedEchoed('ho hi'),
+      ['\r', `\x1b[?2004l\r\r\nhi\r\n${zprompt('[0] 1:26:09')}`],
+      ...typedEchoed('echo two'),
+      ['\r', `\x1b[?2004l\r\r\ntwo\r\n${zprompt('[0] 1:26:10')}`],
+    ]);
+    expect(lines.map((l) => [l.shown ?? l.text, l.program ?? false])).toEqual([
+      ['echo hi', false],
+      ['echo two', false],
+    ]);
+  });
+
   it('^R: the search line is drawn below and the cursor comes back: echoed, not hidden', () => {
     const lines = play(
       zprompt('[0] 1:26:22'),
@@ -265,6 +290,28 @@ describe('keys read by another program', () => {
       ['print(6*7)', true],
       ['exit()', true],
       ['echo end', false],
+    ]);
+  });
+
+  it('a command typed ahead while another ran is the shell\'s: readline drew the prompt and it after', () => {
+    const P1 = '\x1b[?2004hevtyped@vm:/etc$ ';
+    const lines = play(P1, [
+      ...typedEchoed('sleep 2'),
+      ['\r', '\r\n\x1b[?2004l\r'],
+      ...typedEchoed('echo typed-ahe'),
+      ['a', `${P1}echo typed-ahea`],
+      ['d', 'd'],
+      ['\r', `\r\n\x1b[?2004l\rtyped-ahead\r\n${P1}`],
+      ...typedEchoed('read x'),
+      ['\r', '\r\n\x1b[?2004l\r'],
+      ...typedEchoed('typed to read'),
+      ['\r', `\r\n${P1}`],
+    ]);
+    expect(lines.map((l) => [l.shown ?? l.text, l.program ?? false])).toEqual([
+      ['sleep 2', false],
+      ['echo typed-ahead', false],
+      ['read x', false],
+      ['typed to read', true],
     ]);
   });
 

@@ -239,17 +239,28 @@ describe("the shell's lines, told from another program's by their prompts", () =
     expect(promptShape('test=# ')).not.toBe(promptShape('evtyped@vm:/tmp$ '));
     const s = new ShellLines();
     expect([
-      s.take('evtyped@vm:/tmp$ ', 'python3 -q'),
-      s.take('>>> ', 'print(6*7)'),
-      s.take('evtyped@vm:/tmp$ ', 'source venv/bin/activate'),
-      s.take('(venv) evtyped@vm:/tmp$ ', 'for i in 1 2'),
-      s.take('> ', 'do echo $i; done'),
-      s.take('(venv) evtyped@vm:/tmp$ ', 'su -'),
-      s.take('root@vm:~# ', 'read x'),
-      s.take('', 'typed to read'),
-      s.take('root@vm:~# ', 'psql test'),
-      s.take('test=# ', 'select 1;'),
-      s.take('mysql> ', 'select 1;'),
+      s.take('evtyped@vm:/tmp$ ', 'python3 -q', 'python3 -q').shell,
+      s.take('>>> ', 'print(6*7)', 'print(6*7)').shell,
+      s.take('evtyped@vm:/tmp$ ', 'source venv/bin/activate', 'source venv/bin/activate').shell,
+      s.take('(venv) evtyped@vm:/tmp$ ', 'for i in 1 2', 'for i in 1 2').shell,
+      s.take('> ', 'do echo $i; done', 'do echo $i; done').shell,
+      s.take('(venv) evtyped@vm:/tmp$ ', 'su -', 'su -').shell,
+      s.take('root@vm:~# ', 'read x', 'read x').shell,
+      s.take('', 'typed to read', 'typed to read').shell,
+      s.take('root@vm:~# ', 'psql test', 'psql test').shell,
+      s.take('test=# ', 'select 1;', 'select 1;').shell,
+      s.take('mysql> ', 'select 1;', 'select 1;').shell,
     ]).toEqual([true, false, true, true, true, true, true, false, true, false, false]);
+  });
+
+  it('a line typed before a prompt was drawn: the shell\'s when its line editor drew the prompt and the line after it', () => {
+    const s = new ShellLines();
+    // before the shell's first prompt (zsh still starting): the line is what follows the prompt drawn
+    expect(s.take('', 'evtyped@vm /tmp % echo hello world', 'echo hello')).toEqual({ shell: true, command: 'echo hello world' });
+    expect(s.take('evtyped@vm:/etc$ ', 'sleep 2', 'sleep 2').shell).toBe(true);
+    // typed ahead while sleep ran: the kernel's echo, then the prompt and the line redrawn
+    expect(s.take('', 'echo typed-aheevtyped@vm:/etc$ echo typed-ahead', 'echo typed-ahead')).toEqual({ shell: true, command: 'echo typed-ahead' });
+    // typed to read or cat: no prompt drawn after it
+    expect(s.take('', 'typed to read', 'typed to read')).toEqual({ shell: false, command: 'typed to read' });
   });
 });

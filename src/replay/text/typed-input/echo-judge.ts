@@ -345,7 +345,16 @@ export class EchoJudge implements LineEditorHooks {
   private release(line: TypedLine, prompt: string | null): void {
     if (this.shownWatch?.line === line) this.shownWatch = null;
     // Typed to another program than the shell (told by its prompt: shell-lines.ts)?
-    if (!line.hidden && !line.program && prompt !== null && !this.shellLines.take(prompt, line.shown ?? line.text)) line.program = true;
+    if (!line.hidden && !line.program && prompt !== null) {
+      const r = this.shellLines.take(prompt, line.shown ?? line.text, line.text);
+      if (!r.shell) line.program = true;
+      if (r.command !== (line.shown ?? line.text)) {
+        if (r.command === line.text) delete line.shown;
+        else line.shown = r.command;
+      }
+    }
+    // Nothing typed, nothing recalled, and the row showed no line: no line was entered.
+    if (line.text === '' && !line.recalled && !line.hidden && !line.shown) return;
     if (line.hidden) {
       delete line.shown;
       if (this.hiddenMode === 'drop') return;

@@ -110,8 +110,10 @@ export class LineEditor implements KeySink {
 
   private enter(): void {
     const text = this.chars.join('').trimEnd();
-    // A blank line is no command, unless history filled it (its text is then unknown here).
-    if (text.trim() === '' && !this.flags.has('recalled')) {
+    // A blank line is no command, unless history filled it or a key of unknown effect acted
+    // (vi mode's `Esc k` recalls a line): its text is then unknown here (the echo judge may
+    // know it from the row, and drops it if not).
+    if (text.trim() === '' && !this.flags.has('recalled') && !this.flags.has('inexact')) {
       this.reset();
       return;
     }

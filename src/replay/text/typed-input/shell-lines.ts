@@ -10,6 +10,10 @@
 // `>>> `, `test=# `, `mysql> ` have others). A line typed while the shell's command is not finished
 // (shell-syntax.ts: a `for` loop, a here-document, a trailing backslash) is the shell's at any
 // prompt (its continuation prompt). Any other line is another program's input: not a command.
+// A line typed before any prompt was drawn (typed ahead while a command ran, or before the
+// shell's first prompt) is the shell's when the shell then drew its prompt and the line after
+// it on the line's row (its line editor reads what was typed ahead); else another program's
+// (`read`, `cat`, `bc` draw no prompt).
 // What is not a prompt of the shell's shape is never taken for one, so a program's lines are
 // not counted as commands; a command typed after the prompt changed shape (PS1 set to `>>> `)
 // is kept, flagged, never dropped.
@@ -30,25 +34,46 @@ function sameShape(a: string, b: string): boolean {
   return short.length >= 3 && long.endsWith(short);
 }
 
+/** A prompt's end: a shell's mark and a blank (`$ `, `# `, `% `, `> `, `❯ `). */
+const PROMPT_END = /^(.{0,200}?[$#%>❯»] )(.*\S.*)$/u;
+
 export class ShellLines {
   private shell: string | null = null;
   private shellShape = '';
   private readonly continuation = new ShellContinuation();
 
-  /** Whether the line `command` (as run), typed at `prompt`, was the shell's; reads it if so. */
-  take(prompt: string, command: string): boolean {
+  /**
+   * Whether the line typed at `prompt`, shown on its row as `row` after the prompt (the row's
+   * text after it as the output left it) and typed as `typed`, was the shell's (then read), and
+   * the command the row shows.
+   */
+  take(prompt: string, row: string, typed: string): { shell: boolean; command: string } {
+    let command = row;
+    if (prompt.trim() === '') {
+      // Typed before a prompt was drawn (ahead, while a command ran, or before the shell's first
+      // prompt): the shell's if its line editor then drew its prompt and the line after it.
+      const at = this.shell !== null && this.shell.trim() !== '' ? row.lastIndexOf(this.shell) : -1;
+      if (at >= 0 && row.slice(at + this.shell!.length).trim() === typed.trim()) {
+        prompt = this.shell!;
+        command = typed.trim();
+      } else if (this.shell === null) {
+        const m = PROMPT_END.exec(row);
+        if (m) command = m[2]!.trim();
+      }
+    }
     let shells: boolean;
     if (this.shell === null || prompt === this.shell) {
       // The shell's own prompt again: whatever was unfinished was abandoned (^C) or ran.
       this.continuation.reset();
       shells = true;
     } else shells = this.continuation.open || sameShape(promptShape(prompt), this.shellShape);
-    if (!shells) return false;
-    if (!this.continuation.open) {
+    if (!shells) return { shell: false, command };
+    // The shell's prompt is learned from lines typed at one (not before one was drawn).
+    if (!this.continuation.open && prompt.trim() !== '') {
       this.shell = prompt;
       this.shellShape = promptShape(prompt);
     }
     for (const l of command.split('\n')) this.continuation.feed(l);
-    return true;
+    return { shell: true, command };
   }
 }
