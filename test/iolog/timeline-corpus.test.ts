@@ -20,7 +20,8 @@ const SECRETS: Record<string, string[]> = {
   '01': ['tok3n-XyZzy', 'vtp@m/tp', 'p4ss-at-0nce', 'Tr0ub4dor-Evio'],
   '02': ['vi-s3cret'],
 };
-const ALL_SECRETS = Object.values(SECRETS).flat();
+/** And in session 06 (bash, `read -s -p "PIN: "`), whose truth has timestamps (timeline-accuracy measures it). */
+const ALL_SECRETS = [...Object.values(SECRETS).flat(), '9876-zq'];
 
 let root: string;
 let engine: Engine;

@@ -197,6 +197,10 @@ describe('history expansion: the command run is the expanded line bash prints', 
   it("a failed expansion, or a ! bash does not expand, takes no row for the command", () => {
     for (const [typed, rows] of [
       ['!nosuch', ['bash: !nosuch: event not found']],
+      ['!nosuch', ['zsh: event not found: nosuch']],
+      ['!!:9', ['bash: :9: bad word specifier']],
+      ['!!:9', ['zsh: no such word in event']],
+      ['!!:z', ['zsh: illegal modifier: z']],
       ['^zz^yy', ['bash: :s^zz^yy: substitution failed']],
       ["echo 'a!b'", ['a!b']],
       ['[ ! -f /x ] && echo no', ['no']],
