@@ -233,8 +233,9 @@ describe("the shell's lines, told from another program's by their prompts", () =
   });
 
   it('prompt shapes: the same shell after cd, su - or a venv; not a REPL', () => {
-    expect(promptShape('evtyped@vm:/tmp$ ')).toBe(promptShape('root@vm:~# '));
     expect(promptShape('evtyped@vm:/tmp$ ')).toBe(promptShape('evtyped@vm:/home/evtyped/a-b.c$ '));
+    expect(promptShape('λ ~/src ')).toBe(promptShape('λ /etc '));
+    expect(promptShape('sqlite> ')).not.toBe(promptShape('bash-5.2$ '));
     expect(promptShape('>>> ')).not.toBe(promptShape('$ '));
     expect(promptShape('test=# ')).not.toBe(promptShape('evtyped@vm:/tmp$ '));
     const s = new ShellLines();
@@ -250,7 +251,12 @@ describe("the shell's lines, told from another program's by their prompts", () =
       s.take('root@vm:~# ', 'psql test', 'psql test').shell,
       s.take('test=# ', 'select 1;', 'select 1;').shell,
       s.take('mysql> ', 'select 1;', 'select 1;').shell,
-    ]).toEqual([true, false, true, true, true, true, true, false, true, false, false]);
+      s.take('root@vm:~# ', 'PS1="$ "', 'PS1="$ "').shell,
+      s.take('$ ', 'ls', 'ls').shell, // the prompt changed shape: still a shell's
+      s.take('$ ', 'bash --norc', 'bash --norc').shell,
+      s.take('bash-5.2$ ', 'echo nested', 'echo nested').shell, // a nested shell
+      s.take('sqlite> ', '.quit', '.quit').shell,
+    ]).toEqual([true, false, true, true, true, true, true, false, true, false, false, true, true, true, true, false]);
   });
 
   it('a line typed before a prompt was drawn: the shell\'s when its line editor drew the prompt and the line after it', () => {

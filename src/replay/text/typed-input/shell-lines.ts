@@ -2,12 +2,15 @@
 // typed to another program that read the terminal while the shell waited for it (python's or
 // psql's prompt, `read`, `cat`): told apart by the prompt each line was typed at.
 //
-// The shell's prompt is learned: the prompt of the first line, then of each line taken for the
-// shell's. A prompt is the shell's when it has the same shape — its text with each run of
-// letters, digits and `_.~/+-` as one letter, without the final `$ # % > ❯` mark and blanks — as
-// the shell's last one, or when one shape ends with the other, at least 3 long (`(venv) ` before
-// a prompt, a nested `su -` root shell: `evtyped@vm:/tmp$ ` and `root@vm:~# ` have one shape;
-// `>>> `, `test=# `, `mysql> ` have others). A line typed while the shell's command is not finished
+// A prompt is the shell's when it ends as shells' prompts do (`$`, `#` or `%` after a letter,
+// digit, `_`, `]`, `)`, `~`, `/` or a blank: `$ `, `bash-5.2$ ` after PS1 changed, a nested
+// `su -` root shell's `root@vm:~# `, zsh's `vm% `), or when it has the shape of the shell's
+// prompt, learned from the lines (the prompt of the first line typed at one, then of each line
+// taken for the shell's): its text with each run of letters, digits and `_.~/+-` as one
+// letter and no blanks at the end, the same as the shell's last one's, or one shape ending with
+// the other, at least 3 long (`(venv) ` before a prompt; a shell whose prompt ends otherwise,
+// `λ `, fish's `~> `). REPLs' prompts are neither: `>>> `, `... `,
+// `mysql> `, `sqlite> `, psql's `test=# `. A line typed while the shell's command is not finished
 // (shell-syntax.ts: a `for` loop, a here-document, a trailing backslash) is the shell's at any
 // prompt (its continuation prompt). Any other line is another program's input: not a command.
 // A line typed before any prompt was drawn (typed ahead while a command ran, or before the
@@ -21,11 +24,7 @@ import { ShellContinuation } from './shell-syntax.js';
 
 /** The shape of a prompt: what stays when words, numbers and paths change. */
 export function promptShape(prompt: string): string {
-  return prompt
-    .trimEnd()
-    .replace(/[$#%>❯»]$/u, '')
-    .trimEnd()
-    .replace(/[\p{L}\p{N}_.~/+-]+/gu, 'w');
+  return prompt.trimEnd().replace(/[\p{L}\p{N}_.~/+-]+/gu, 'w');
 }
 
 function sameShape(a: string, b: string): boolean {
@@ -33,6 +32,13 @@ function sameShape(a: string, b: string): boolean {
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
   return short.length >= 3 && long.endsWith(short);
 }
+
+/**
+ * A prompt as shells draw them: ending with `$`, `#` or `%` (and blanks) after a letter, digit,
+ * `_`, `]`, `)`, `~`, `/` or a blank, or alone (`$ `, `bash-5.2$ `, `root@vm:~# `, `vm% `,
+ * `[user@host dir]$ `, `/ # `); not a REPL's (`>>> `, `mysql> `, `sqlite> `, psql's `test=# `).
+ */
+const SHELL_PROMPT = /(?:^|[\p{L}\p{N}_\])~/\s])[$#%]\s*$/u;
 
 /** A prompt's end: a shell's mark and a blank (`$ `, `# `, `% `, `> `, `❯ `). */
 const PROMPT_END = /^(.{0,200}?[$#%>❯»] )(.*\S.*)$/u;
@@ -66,7 +72,7 @@ export class ShellLines {
       // The shell's own prompt again: whatever was unfinished was abandoned (^C) or ran.
       this.continuation.reset();
       shells = true;
-    } else shells = this.continuation.open || sameShape(promptShape(prompt), this.shellShape);
+    } else shells = this.continuation.open || sameShape(promptShape(prompt), this.shellShape) || SHELL_PROMPT.test(prompt);
     if (!shells) return { shell: false, command };
     // The shell's prompt is learned from lines typed at one (not before one was drawn).
     if (!this.continuation.open && prompt.trim() !== '') {
