@@ -319,6 +319,18 @@ describe('keys read by another program', () => {
     ]);
   });
 
+  it('a prompt changed by PS1 (bash-5.2$ then $) is still the shell\'s', () => {
+    const lines = play('\x1b[?2004hbash-5.2$ ', [
+      ['PS1="\\$ "\r', 'PS1="\\$ "\r\n\x1b[?2004l\r\x1b[?2004h$ '],
+      ...typedEchoed('echo one'),
+      ['\r', '\r\n\x1b[?2004l\rone\r\n\x1b[?2004h$ '],
+    ]);
+    expect(lines.map((l) => [l.text, l.program ?? false])).toEqual([
+      ['PS1="\\$ "', false],
+      ['echo one', false],
+    ]);
+  });
+
   it('a command typed without echo (stty -echo) is hidden, not dropped, though output moved on a row', () => {
     const lines = play(PROMPT, [...typedSilent('rm -rf /x'), ['', '\r\n[1]+  Done  sleep 1\r\n'], ['\r', `\r\n${PROMPT}`]]);
     expect(lines.map((l) => [l.text, l.hidden ?? false])).toEqual([['rm -rf /x', true]]);
