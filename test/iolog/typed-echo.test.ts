@@ -10,8 +10,8 @@ const b = (s: string) => Buffer.from(s, 'utf8');
 /** [keys, the terminal's answer] per input write, 100 ms apart, the answer 1 ms after its keys. */
 type Step = [keys: string, answer: string];
 
-function play(prompt: string, steps: Step[], hidden: 'keep' | 'redact' = 'keep'): TypedLine[] {
-  const x = new TypedInput({ hidden });
+function play(prompt: string, steps: Step[], hidden: 'keep' | 'redact' = 'keep', cols?: number): TypedLine[] {
+  const x = new TypedInput(cols !== undefined ? { hidden, cols } : { hidden });
   let t = 0;
   x.observeOutput(b(prompt), t);
   for (const [keys, answer] of steps) {
@@ -102,6 +102,33 @@ describe('an edited line is not hidden', () => {
     ]);
     expect(lines).toEqual([expect.objectContaining({ text: 'unam', shown: 'uname -s', recalled: true })]);
     expect(lines[0]).not.toHaveProperty('hidden');
+  });
+});
+
+describe('a line longer than the window', () => {
+  // bash 5.2 in a 100-column window: the recalled line wraps onto a second row; ^A goes up to
+  // it, and each key inserted near its start rewrites the first row, pushes a character onto
+  // the second (ICH) and comes back up.
+  const P = '\x1b[?2004hevtyped@vm:/tmp$ ';
+  const LONG = 'echo this is a rather long command line that goes past the one hundred columns of the window and wraps';
+  const redraw = (ch: string, tail: string, push: string, right: number) => `${ch} ${tail}\x1b[1@${push}\x1b[A${'\x1b[C'.repeat(right)}`;
+
+  it('recalled and edited across the wrap: shown is the whole line as run', () => {
+    const lines = play(
+      P,
+      [
+        ['\x1b[A', LONG],
+        ['\x01', '\x1b[A\b\b'],
+        ['\x1bf', '\x1b[C\x1b[C\x1b[C\x1b[C'],
+        [' ', '\x1b[C this is a rather long command line that goes past the one hundred columns of t\x1b[1@h\x1b[A' + '\x1b[C'.repeat(20)],
+        ['a', redraw('a', 'this is a rather long command line that goes past the one hundred columns of ', 't', 21)],
+        ['g', redraw('g', 'this is a rather long command line that goes past the one hundred columns of', ' ', 22)],
+        ['\r', '\r\n\r\r\n\x1b[?2004l\rag this is a rather long command line that goes past the one hundred columns of the window and wraps\r\n' + P],
+      ],
+      'keep',
+      100,
+    );
+    expect(lines).toEqual([expect.objectContaining({ text: ' ag', shown: 'echo ag this is a rather long command line that goes past the one hundred columns of the window and wraps', recalled: true })]);
   });
 });
 

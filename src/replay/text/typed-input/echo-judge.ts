@@ -168,6 +168,8 @@ export class EchoJudge implements LineEditorHooks {
   constructor(
     private readonly hiddenMode: HiddenLines,
     private readonly lazy: boolean,
+    /** The window's width, when known. */
+    private cols?: number,
   ) {}
 
   /** Starts judging echo: the caller feeds the terminal's output in order with the input. */
@@ -180,7 +182,14 @@ export class EchoJudge implements LineEditorHooks {
       (t) => this.addEcho(t),
       (row) => this.rowEnded(row),
       (on) => this.alternateSwitched(on),
+      this.cols,
     );
+  }
+
+  /** The window's width changed (the output's rows wrap at it). */
+  resize(cols: number): void {
+    this.cols = cols;
+    this.output?.resize(cols);
   }
 
   observeOutput(bytes: Uint8Array, timeMs: number): void {

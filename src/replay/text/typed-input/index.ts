@@ -105,7 +105,7 @@ export class TypedInput implements TextExtractor {
   private readonly keys: KeyDecoder;
 
   constructor(opts: TypedInputOptions = {}) {
-    this.judge = new EchoJudge(opts.hidden ?? 'keep', opts.lazyOutput ?? false);
+    this.judge = new EchoJudge(opts.hidden ?? 'keep', opts.lazyOutput ?? false, opts.cols);
     this.editor = new LineEditor(this.judge, opts.editing ?? true);
     this.judge.lineOpen = () => this.editor.open;
     this.judge.discardLine = () => this.editor.discard();
@@ -144,7 +144,9 @@ export class TypedInput implements TextExtractor {
     this.keys.write(bytes, pos);
   }
 
-  resize(_cols: number, _rows: number): void {}
+  resize(cols: number, _rows: number): void {
+    this.judge.resize(cols);
+  }
 
   takeLines(): TypedLine[] {
     return this.judge.takeLines();

@@ -41,7 +41,7 @@ function sameShape(a: string, b: string): boolean {
 const SHELL_PROMPT = /(?:^|[\p{L}\p{N}_\])~/\s])[$#%]\s*$/u;
 
 /** A prompt's end: a shell's mark and a blank (`$ `, `# `, `% `, `> `, `❯ `). */
-const PROMPT_END = /^(.{0,200}?[$#%>❯»] )(.*\S.*)$/u;
+const PROMPT_END = /^(.{0,1024}?[$#%>❯»] )(\S.*)$/u;
 
 export class ShellLines {
   private shell: string | null = null;
