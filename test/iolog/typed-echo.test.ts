@@ -358,6 +358,16 @@ describe('keys read by another program', () => {
     ]);
   });
 
+  it('a first key answered by a job notice and the prompt redrawn with it is kept (zsh notify)', () => {
+    const ZP = 'evtyped@vm /tmp % ';
+    const lines = play(ZP, [
+      ['l', `\r\n[1]  + done       sleep 1\r\n${ZP}l`],
+      ['s', 's'],
+      ['\r', `\r\nfile\r\n${ZP}`],
+    ]);
+    expect(lines.map((l) => l.text)).toEqual(['ls']);
+  });
+
   it('a command typed without echo (stty -echo) is hidden, not dropped, though output moved on a row', () => {
     const lines = play(PROMPT, [...typedSilent('rm -rf /x'), ['', '\r\n[1]+  Done  sleep 1\r\n'], ['\r', `\r\n${PROMPT}`]]);
     expect(lines.map((l) => [l.text, l.hidden ?? false])).toEqual([['rm -rf /x', true]]);

@@ -46,6 +46,8 @@ interface Judge {
   echoed: boolean;
   /** A key sequence was echoed in caret notation (`^[[D`): the kernel's canonical mode read the keys. */
   canonical: boolean;
+  /** The first characters its keys inserted (QUIT_KEYS_MAX at most). */
+  first: string;
 }
 
 /** The keys of one record that acted on one line. */
@@ -143,6 +145,8 @@ export class EchoJudge implements LineEditorHooks {
   discardLine: () => void = () => {};
   /** The open line began while the alternate screen was active: a full-screen program's keys. */
   private inProgram = false;
+  /** The open line's first key or two were not echoed when the output went to another row (rowEnded). */
+  private quitKeys: Judge | null = null;
   private secretPrompt = false;
   /** The output row before the cursor when the first key was typed (the prompt), if watched. */
   private prompt: string | null = null;
@@ -255,13 +259,12 @@ export class EchoJudge implements LineEditorHooks {
 
   private rowEnded(row: string): void {
     // The output goes to another row while a line is open whose key or two inserted text that
-    // nothing echoed yet: a program read them without echo (the `q` that quits top or less) and
-    // the next prompt is being drawn; they do not begin the next line. More keys stay a line
-    // (judged as any other: a command typed after `stty -echo` is hidden, never dropped). In the
+    // nothing echoed yet: a program may have read them without echo (the `q` that quits top)
+    // while the next prompt is drawn; closeRecord decides when the answer is complete. In the
     // alternate screen a program moves the cursor at will (vim's `:` goes to the last row):
     // there only leaving it ends its keys (alternateSwitched).
     const j = this.judge;
-    if (j !== null && !this.inProgram && j.typed > 0 && j.typed <= QUIT_KEYS_MAX && !j.echoed && !/[^\n]/.test(this.rec?.answer ?? '') && this.lineOpen()) this.discardLine();
+    if (j !== null && !this.inProgram && j.typed > 0 && j.typed <= QUIT_KEYS_MAX && !j.echoed && !/[^\n]/.test(this.rec?.answer ?? '')) this.quitKeys = j;
     const w = this.shownWatch;
     if (!w) return;
     this.shownWatch = null;
@@ -296,6 +299,16 @@ export class EchoJudge implements LineEditorHooks {
     const r = this.rec;
     if (!r) return;
     this.rec = null;
+    // A key or two that nothing echoed before the output went to another row (rowEnded), and
+    // that the row the output ends on does not end with either (a line editor redrawing the
+    // prompt and the line shows them): read by a program, they do not begin the next line.
+    // More keys stay a line, judged as any other (a command typed after `stty -echo` is
+    // hidden, never dropped).
+    const quit = this.quitKeys;
+    this.quitKeys = null;
+    if (quit !== null && quit === this.judge && this.lineOpen() && this.output !== null && !this.output.beforeCursor().trimEnd().endsWith(quit.first)) {
+      this.discardLine();
+    }
     const text = r.answer;
     // The answer left the cursor on the row it found it on: drawn by the line editor (zsh draws
     // its completion list and ^R search line below the line and comes back), not another
@@ -386,7 +399,7 @@ export class EchoJudge implements LineEditorHooks {
       if (at >= 0) this.right = { at: this.prompt.length + at, text: row.slice(this.prompt.length + at).trimEnd() };
     }
     this.secretPrompt = this.prompt !== null && SECRET_PROMPT.test(this.prompt);
-    this.judge = { typed: 0, echoed: false, canonical: false };
+    this.judge = { typed: 0, echoed: false, canonical: false, first: '' };
   }
 
   touch(): void {
@@ -399,7 +412,7 @@ export class EchoJudge implements LineEditorHooks {
   }
 
   inserted(ch: string): void {
-    this.judge!.typed++;
+    if (this.judge!.typed++ < QUIT_KEYS_MAX) this.judge!.first += ch;
     const s = this.segment();
     if (s && s.ins.length < TEXT_LINE_MAX) s.ins += ch;
   }
