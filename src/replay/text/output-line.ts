@@ -66,15 +66,16 @@ export class OutputLine extends TextHandler {
 
   /**
    * `onText` receives every printable run written (the echo of typed characters among it) and
-   * '\n' for each line feed; `onRowEnd` the cursor's line (its row and the rows autowrap
-   * continued it on) as shown just before the cursor leaves it (a line feed, a vertical move);
+   * '\n' for each line feed; `onRowEnd` is called just before the cursor leaves its line (its
+   * row and the rows autowrap continued it on: a line feed, a vertical move), when rowText() is
+   * that line as shown;
    * `onAlternate` each switch to (true) or from (false) the alternate screen. `cols`: the
    * window's width, when known (a line longer than it wraps onto the next rows, which a line
    * editor moves between with cursor up and down).
    */
   constructor(
     private readonly onText?: (text: string) => void,
-    private readonly onRowEnd?: (row: string) => void,
+    private readonly onRowEnd?: () => void,
     private readonly onAlternate?: (on: boolean) => void,
     cols?: number,
   ) {
@@ -144,7 +145,7 @@ export class OutputLine extends TextHandler {
     if (n === 0) return;
     const to = this.y + n;
     // Within the line (its rows joined by autowrap) the line has not been left.
-    if (to < this.top(this.y) || to > this.bottom(this.y)) this.onRowEnd?.(this.rowText());
+    if (to < this.top(this.y) || to > this.bottom(this.y)) this.onRowEnd?.();
     if (this.row !== '') this.rows.set(this.y, this.row);
     else this.rows.delete(this.y);
     this.y = to;
@@ -158,7 +159,7 @@ export class OutputLine extends TextHandler {
 
   /** The rows' places are unknown (an absolute move, a full erase): start afresh. */
   private newRow(): void {
-    this.onRowEnd?.(this.rowText());
+    this.onRowEnd?.();
     this.rows.clear();
     this.wrapped.clear();
     this.row = '';

@@ -184,7 +184,7 @@ export class EchoJudge implements LineEditorHooks {
   private newOutput(): OutputLine {
     return new OutputLine(
       (t) => this.addEcho(t),
-      (row) => this.rowEnded(row),
+      () => this.rowEnded(),
       (on) => this.alternateSwitched(on),
       this.cols,
     );
@@ -257,7 +257,8 @@ export class EchoJudge implements LineEditorHooks {
     if (!on && this.inProgram && this.lineOpen()) this.discardLine();
   }
 
-  private rowEnded(row: string): void {
+  /** The output is about to leave the cursor's line. */
+  private rowEnded(): void {
     // The output goes to another row while a line is open whose key or two inserted text that
     // nothing echoed yet: a program may have read them without echo (the `q` that quits top)
     // while the next prompt is drawn; closeRecord decides when the answer is complete. In the
@@ -268,6 +269,7 @@ export class EchoJudge implements LineEditorHooks {
     const w = this.shownWatch;
     if (!w) return;
     this.shownWatch = null;
+    const row = this.output!.rowText();
     if (w.expansion) {
       // The row after the line: bash's expansion of it, the command it ran.
       const typed = w.line.shown ?? w.line.text;
