@@ -122,9 +122,12 @@ export function score(truth, predicted) {
   };
 }
 
-/** What the timeline says the shell ran: each entry not hidden, as the terminal showed it. */
+/**
+ * What the timeline says the shell ran: each entry not hidden and not typed to another program
+ * (`program`), as the terminal showed it.
+ */
 export function timelineCommands(log) {
-  return log.filter((e) => !e.hidden).map((e) => clean(e.shown ?? e.line));
+  return log.filter((e) => !e.hidden && !e.program).map((e) => clean(e.shown ?? e.line));
 }
 
 async function main() {

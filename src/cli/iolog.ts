@@ -125,7 +125,7 @@ const SUBS: Record<string, Sub> = {
     usage: 'evio iolog commands FILE [--unredacted]',
     help:
       'Prints the command timeline of a session as NDJSON: one line per command entered\n' +
-      '{time, at, offset, line, stream, cwd?, prompt_at?, recalled?, completed?, edited?, inexact?, pasted?, hidden?},\n' +
+      '{time, at, offset, line, stream, cwd?, prompt_at?, recalled?, completed?, edited?, inexact?, pasted?, hidden?, program?},\n' +
       'then one last line {file, commands, exit?, truncated?, warnings?, status}. at and prompt_at are seconds (evio iolog screen --at).',
     flags: [],
     bools: ['unredacted'],

@@ -73,7 +73,7 @@ export async function sessionCommands(roots: readonly string[], r: CommandsReque
   const info = await session.info();
   const vars = await session.variables();
   const mode = r.hidden ? 'keep' : 'redact';
-  const ttyin = new TypedInput({ hidden: mode });
+  const ttyin = new TypedInput({ hidden: mode, cols: info.cols, rows: info.rows });
   ttyin.watchOutput();
   const stdin = new TypedInput({ hidden: mode, editing: false }); // a pipe: no line editing
   const log: CommandEntry[] = [];
@@ -133,6 +133,7 @@ export async function sessionCommands(roots: readonly string[], r: CommandsReque
     for await (const ev of events) {
       if ((++n & 255) === 0) checkAborted(signal);
       if (ev.kind === 'exit') castExit = ev.status;
+      if (ev.kind === 'winch') ttyin.resize(ev.cols, ev.rows);
       if (ev.kind !== 'data') continue;
       const t = ev.sec * 1000 + ev.nsec / 1e6;
       if (ev.stream === 'ttyout') {

@@ -14,7 +14,7 @@ import { DETAIL_LINE_CHARS, DETAIL_LINES_PER_SESSION, REGEX_BATCH_CHARS, REGEX_B
 import { cachedMatcher, compileUserRegex } from './regex-budget.js';
 import type { RegexBudget } from './request-budget.js';
 import { checkAborted, type IologSession } from './session.js';
-import { TypedInput } from '../replay/text/typed-input/index.js';
+import { TypedInput, type TypedLine } from '../replay/text/typed-input/index.js';
 import { stripperFactory, type TextExtractor, type TextExtractorFactory, type TextLine } from './text-factory.js';
 import { STREAM_NAMES, type StreamName } from './timing.js';
 
@@ -123,14 +123,36 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
   const times: number[] = [];
   const ends: number[] = [];
   const streams: StreamName[] = [];
+  /** The line each text is of: a typed line is held as typed, as shown and as continued (one match per line). */
+  const lineIds: number[] = [];
+  let lineId = 0;
   let chars = 0;
+  /** Per input stream: the last typed line as run, when it ended in a backslash (the shell continues it). */
+  const continued = new Map<StreamName, string>();
+  const push = (stream: StreamName, l: TextLine, text: string): void => {
+    texts.push(text);
+    times.push(l.timeMs);
+    ends.push(l.endMs ?? l.timeMs);
+    streams.push(stream);
+    lineIds.push(lineId);
+    chars += text.length;
+  };
   const hold = (stream: StreamName, lines: TextLine[]): void => {
     for (const l of lines) {
-      texts.push(l.text);
-      times.push(l.timeMs);
-      ends.push(l.endMs ?? l.timeMs);
-      streams.push(stream);
-      chars += l.text.length;
+      lineId++;
+      push(stream, l, l.text);
+      if (!INPUT_STREAMS.has(stream)) continue;
+      // A typed line is also found as the terminal showed it (what history, completion or
+      // vi-mode commands made of the keys: the command run), and a line continued after a
+      // backslash as the shell joins it (`echo one \` then `two` runs `echo one two`).
+      const shown = (l as TypedLine).shown;
+      if (shown !== undefined && shown !== l.text) push(stream, l, shown);
+      const run = shown ?? l.text;
+      const before = continued.get(stream);
+      const joined = before !== undefined ? before + run : run;
+      if (before !== undefined) push(stream, l, joined);
+      if (/(^|[^\\])(\\\\)*\\$/.test(joined)) continued.set(stream, joined.slice(0, -1));
+      else continued.delete(stream);
     }
   };
   const full = (): boolean => texts.length >= REGEX_BATCH_LINES || chars >= REGEX_BATCH_CHARS;
@@ -143,8 +165,12 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
     if (hits.length > 0) {
       matched = true;
       done = !opts.detail;
+      let last = -1;
       for (const k of hits) {
         if (done || matches.length >= maxLines) break;
+        const same = lineIds[k] === last;
+        last = lineIds[k]!;
+        if (same) continue;
         const line = texts[k]!;
         matches.push({ stream: streams[k]!, time: Math.floor(times[k]!), at: atSeconds(ends[k]!), line: line.length > DETAIL_LINE_CHARS ? line.slice(0, DETAIL_LINE_CHARS) : line });
       }
@@ -154,6 +180,7 @@ export async function searchSession(session: IologSession, q: SearchQuery, opts:
     times.length = 0;
     ends.length = 0;
     streams.length = 0;
+    lineIds.length = 0;
     chars = 0;
     return done;
   };

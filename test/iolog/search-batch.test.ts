@@ -25,13 +25,24 @@ async function lineByLine(path: string, kind: 'sudo' | 'asciicast', q: SearchQue
   const xs = new Map<StreamName, TextExtractor>();
   const matches: SearchMatch[] = [];
   let matched = false;
-  const check = (stream: StreamName, lines: Array<{ text: string; timeMs: number; endMs?: number }>): boolean => {
+  const continued = new Map<StreamName, string>();
+  const check = (stream: StreamName, lines: Array<{ text: string; timeMs: number; endMs?: number; shown?: string }>): boolean => {
     let hit = false;
     for (const l of lines) {
-      if (!re.test(l.text)) continue;
+      // A typed line is found as typed, as the terminal showed it, or joined to the line it
+      // continues after a backslash (one match).
+      const run = l.shown ?? l.text;
+      const before = continued.get(stream);
+      const joined = before !== undefined ? before + run : null;
+      if (stream === 'ttyin' || stream === 'stdin') {
+        if (/(^|[^\\])(\\\\)*\\$/.test(joined ?? run)) continued.set(stream, (joined ?? run).slice(0, -1));
+        else continued.delete(stream);
+      }
+      const text = [l.text, l.shown, joined].find((x) => x !== undefined && x !== null && re.test(x));
+      if (text === undefined || text === null) continue;
       hit = matched = true;
       if (!detail || matches.length >= maxLines) return true;
-      matches.push({ stream, time: Math.floor(l.timeMs), at: atSeconds(l.endMs ?? l.timeMs), line: l.text.slice(0, 1024) });
+      matches.push({ stream, time: Math.floor(l.timeMs), at: atSeconds(l.endMs ?? l.timeMs), line: text.slice(0, 1024) });
     }
     return hit && matches.length >= maxLines;
   };

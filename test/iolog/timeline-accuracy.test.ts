@@ -31,8 +31,8 @@ describe('alignment', () => {
     const r = score(['echo a', 'echo b', 'echo c'], ['echo a', 'print(6*7)', 'echo c']);
     expect([r.matched, r.precision, r.recall, r.missed, r.extra]).toEqual([2, 2 / 3, 2 / 3, ['echo b'], ['print(6*7)']]);
   });
-  it('a timeline entry is what the terminal showed when there is one; hidden entries are not commands', () => {
-    expect(timelineCommands([{ line: 'six', shown: 'echo six' }, { line: '', hidden: true }, { line: 'ls ' }])).toEqual(['echo six', 'ls']);
+  it('a timeline entry is what the terminal showed when there is one; hidden entries and lines typed to another program are not commands', () => {
+    expect(timelineCommands([{ line: 'six', shown: 'echo six' }, { line: '', hidden: true }, { line: ':q!', program: true }, { line: 'ls ' }])).toEqual(['echo six', 'ls']);
   });
 });
 

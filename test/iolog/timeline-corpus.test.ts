@@ -20,7 +20,8 @@ const SECRETS: Record<string, string[]> = {
   '01': ['tok3n-XyZzy', 'vtp@m/tp', 'p4ss-at-0nce', 'Tr0ub4dor-Evio'],
   '02': ['vi-s3cret'],
 };
-const ALL_SECRETS = Object.values(SECRETS).flat();
+/** And in session 06 (bash, `read -s -p "PIN: "`; 08 types sudo's password again), whose truth has timestamps (timeline-accuracy measures them). */
+const ALL_SECRETS = [...Object.values(SECRETS).flat(), '9876-zq'];
 
 let root: string;
 let engine: Engine;
@@ -29,7 +30,7 @@ let open: Engine;
 beforeAll(() => {
   root = tempDir('evio-timeline-');
   copyTree(FIXTURES, root);
-  for (const s of Object.keys(SECRETS)) chmodSync(join(root, '00/00', s, 'timing'), 0o400); // sudo's complete mark
+  for (const s of ['01', '02', '03', '04', '05']) chmodSync(join(root, '00/00', s, 'timing'), 0o400); // sudo's complete mark
   engine = makeEngine([root]);
   open = makeEngine([root], { searchHiddenInput: true });
 });
@@ -98,16 +99,29 @@ describe('command timeline against what the shell ran', () => {
 
 describe('search of typed input over the corpus', () => {
   it('a ttyin search finds the edited commands', async () => {
-    expect((await search(engine, '00/00/01', 'ttyin:ls -h -l /etc/hosts')).map((h) => h.line)).toEqual(['ls -h -l /etc/hosts']);
+    expect((await search(engine, '00/00/01', 'ttyin:ls -h -l /etc/hosts$')).map((h) => h.line)).toEqual(['ls -h -l /etc/hosts', 'ls -h -l /etc/hosts']); // typed, and found again with ^R
     expect((await search(engine, '00/00/01', 'ttyin:echo one four five')).map((h) => h.line)).toEqual(['echo one four five']);
     expect((await search(engine, '00/00/02', 'ttyin:^echo hello')).length).toBeGreaterThan(0);
+  });
+
+  it('finds a recalled, searched (^R), completed or vi-mode line as the shell showed it, once', async () => {
+    expect((await search(engine, '00/00/01', 'ttyin:echo one four six$')).map((h) => h.line)).toEqual(['echo one four six']); // ↑ ^W six
+    expect((await search(engine, '00/00/01', 'ttyin:cat /etc/hostname')).map((h) => h.line)).toEqual(['cat /etc/hostname']); // Tab
+    expect((await search(engine, '00/00/02', 'ttyin:echo hello world$')).map((h) => h.line)).toEqual(['echo hello world']); // vi: b l i o
+    // `echo one \` then `two` at the continuation prompt: found as the shell joined it
+    expect((await search(engine, '00/00/03', 'ttyin:echo one two')).map((h) => h.line)).toEqual(['echo one two']);
+    // history expansion: found as bash expanded it
+    expect((await search(engine, '00/00/03', 'ttyin:echo daemon daemon')).map((h) => h.line)).toEqual(['echo daemon daemon']);
+    // typed as `ls -l /etc/hosts` and edited in vi mode: typed text and shown line both match, one hit
+    expect((await search(engine, '00/00/02', 'ttyin:^ls')).map((h) => h.line)).toEqual(['ls -l /etc/hostswi-h']);
   });
 
   it('never finds a secret, unless searchHiddenInput is set', async () => {
     for (const s of ALL_SECRETS) {
       expect(await search(engine, '**', `any:${s.replace(/[@/]/g, '.')}`)).toEqual([]);
       expect(await search(engine, '**', `ttyin:${s.slice(0, 4)}`)).toEqual([]);
-      expect((await search(open, '**', `input:${s.replace(/[@/]/g, '.')}`)).map((h) => h.line)).toEqual([s]);
+      // (sudo's password is typed in 01 and in 08)
+      expect((await search(open, '**', `input:${s.replace(/[@/]/g, '.')}`)).map((h) => h.line)).toEqual(s === 'Tr0ub4dor-Evio' ? [s, s] : [s]);
     }
     // nor any typed line holding one
     const lines = (await search(engine, '**', 'ttyin:.')).map((h) => h.line);

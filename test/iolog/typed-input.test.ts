@@ -4,6 +4,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TEXT_LINE_MAX } from '../../src/iolog/limits.js';
 import { TypedInput, type TypedLine } from '../../src/replay/text/typed-input/index.js';
+import { promptShape, ShellLines } from '../../src/replay/text/typed-input/shell-lines.js';
+import { ShellContinuation } from '../../src/replay/text/typed-input/shell-syntax.js';
 
 const b = (s: string) => Buffer.from(s, 'utf8');
 
@@ -199,5 +201,72 @@ describe('no-echo prompts', () => {
     x.watchOutput();
     x.write(b('ls\r'), 0);
     expect(x.end().map((l) => l.text)).toEqual(['ls']);
+  });
+});
+
+describe("the shell's lines, told from another program's by their prompts", () => {
+  it('a shell command left unfinished continues on the next line', () => {
+    const open = (...lines: string[]) => {
+      const c = new ShellContinuation();
+      for (const l of lines) c.feed(l);
+      return c.open;
+    };
+    expect(open('for i in 1 2')).toBe(true);
+    expect(open('for i in 1 2', 'do echo loop $i')).toBe(true);
+    expect(open('for i in 1 2', 'do echo loop $i', 'done')).toBe(false);
+    expect(open('for i in 1 2; do echo $i; done')).toBe(false);
+    expect(open('if true; then', 'echo yes', 'fi')).toBe(false);
+    expect(open('cat <<EOF')).toBe(true);
+    expect(open('cat <<EOF', 'heredoc line one')).toBe(true);
+    expect(open('cat <<EOF', 'heredoc line one', 'EOF')).toBe(false);
+    expect(open("cat <<-'END'", '\tx', '\tEND')).toBe(false);
+    expect(open('echo one \\')).toBe(true);
+    expect(open('echo one \\', 'two')).toBe(false);
+    expect(open('echo "one')).toBe(true);
+    expect(open("echo 'it''s")).toBe(true);
+    expect(open('ls |')).toBe(true);
+    expect(open('make &&')).toBe(true);
+    expect(open('sleep 9 &')).toBe(false);
+    expect(open('echo for while if case {')).toBe(false); // not in command position
+    expect(open('echo "for"; # if')).toBe(false);
+    expect(open('cat <<<word')).toBe(false);
+  });
+
+  it('prompt shapes: the same shell after cd, su - or a venv; not a REPL', () => {
+    expect(promptShape('evtyped@vm:/tmp$ ')).toBe(promptShape('evtyped@vm:/home/evtyped/a-b.c$ '));
+    expect(promptShape('λ ~/src ')).toBe(promptShape('λ /etc '));
+    expect(promptShape('sqlite> ')).not.toBe(promptShape('bash-5.2$ '));
+    expect(promptShape('>>> ')).not.toBe(promptShape('$ '));
+    expect(promptShape('test=# ')).not.toBe(promptShape('evtyped@vm:/tmp$ '));
+    const s = new ShellLines();
+    expect([
+      s.take('evtyped@vm:/tmp$ ', 'python3 -q', 'python3 -q').shell,
+      s.take('>>> ', 'print(6*7)', 'print(6*7)').shell,
+      s.take('evtyped@vm:/tmp$ ', 'source venv/bin/activate', 'source venv/bin/activate').shell,
+      s.take('(venv) evtyped@vm:/tmp$ ', 'for i in 1 2', 'for i in 1 2').shell,
+      s.take('> ', 'do echo $i; done', 'do echo $i; done').shell,
+      s.take('(venv) evtyped@vm:/tmp$ ', 'su -', 'su -').shell,
+      s.take('root@vm:~# ', 'read x', 'read x').shell,
+      s.take('', 'typed to read', 'typed to read').shell,
+      s.take('root@vm:~# ', 'psql test', 'psql test').shell,
+      s.take('test=# ', 'select 1;', 'select 1;').shell,
+      s.take('mysql> ', 'select 1;', 'select 1;').shell,
+      s.take('root@vm:~# ', 'PS1="$ "', 'PS1="$ "').shell,
+      s.take('$ ', 'ls', 'ls').shell, // the prompt changed shape: still a shell's
+      s.take('$ ', 'bash --norc', 'bash --norc').shell,
+      s.take('bash-5.2$ ', 'echo nested', 'echo nested').shell, // a nested shell
+      s.take('sqlite> ', '.quit', '.quit').shell,
+    ]).toEqual([true, false, true, true, true, true, true, false, true, false, false, true, true, true, true, false]);
+  });
+
+  it('a line typed before a prompt was drawn: the shell\'s when its line editor drew the prompt and the line after it', () => {
+    const s = new ShellLines();
+    // before the shell's first prompt (zsh still starting): the line is what follows the prompt drawn
+    expect(s.take('', 'evtyped@vm /tmp % echo hello world', 'echo hello')).toEqual({ shell: true, command: 'echo hello world' });
+    expect(s.take('evtyped@vm:/etc$ ', 'sleep 2', 'sleep 2').shell).toBe(true);
+    // typed ahead while sleep ran: the kernel's echo, then the prompt and the line redrawn
+    expect(s.take('', 'echo typed-aheevtyped@vm:/etc$ echo typed-ahead', 'echo typed-ahead')).toEqual({ shell: true, command: 'echo typed-ahead' });
+    // typed to read or cat: no prompt drawn after it
+    expect(s.take('', 'typed to read', 'typed to read')).toEqual({ shell: false, command: 'typed to read' });
   });
 });

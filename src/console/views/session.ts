@@ -13,14 +13,13 @@ import { firstTime } from '../player/frames.js';
 import { Timeline, type Marker } from '../player/timeline.js';
 import { followSession } from '../player/follow.js';
 import { eventTable, type EventRecord } from './events.js';
+import { commandLabel, type TimelineEntry } from './command-label.js';
 import { hitSeconds, type SearchHit } from './search.js';
 
-interface Command {
+interface Command extends TimelineEntry {
   at: number;
   time?: number;
   offset?: number;
-  line: string;
-  cwd?: string;
   prompt_at?: number;
   exitstatus?: string;
 }
@@ -428,8 +427,9 @@ export function renderSession(ctx: ViewContext): void {
       const ans = await ctx.api.get<{ log: Command[] }>('/REST/iolog/commands', { file }, ac.signal);
       for (const c of ans.log) {
         const t = typeof c.at === 'number' ? c.at : 0;
-        cmds.push({ t, kind: 'command', label: c.line });
-        cmdList.append(markerItem(t, c.line, c.cwd ? `in ${c.cwd}` : '', 'command'));
+        const { text, note } = commandLabel(c);
+        cmds.push({ t, kind: 'command', label: text });
+        cmdList.append(markerItem(t, text, note, 'command'));
       }
       if (!ans.log.length) cmdList.append(h('li', { class: 'muted' }, 'No typed command was recognised.'));
     } catch (err) {

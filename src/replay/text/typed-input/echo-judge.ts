@@ -6,6 +6,9 @@
 // until their echo is judged and hands them out.
 import { TEXT_LINE_MAX } from '../limits.js';
 import { OutputLine } from '../output-line.js';
+import { caretNotation } from './canonical-line.js';
+import { historyWords, isExpansionOf } from './history-expansion.js';
+import { ShellLines } from './shell-lines.js';
 import type { TextLine } from '../text-extractor.js';
 import type { EnteredLine, LineEditorHooks, LineFlags } from './line-editor.js';
 
@@ -13,6 +16,8 @@ import type { EnteredLine, LineEditorHooks, LineFlags } from './line-editor.js';
 export const ECHO_GRACE_MS = 200;
 const ECHO_MAX = 2 * TEXT_LINE_MAX;
 const OUTPUT_TAIL_MAX = 4096;
+/** At most this many unechoed characters are taken for keys that quit a program (rowEnded). */
+const QUIT_KEYS_MAX = 2;
 /** Lines awaiting their echo judgement at most (a paste of many lines in one moment). */
 const WAITING_MAX = 1024;
 
@@ -39,6 +44,10 @@ interface Judge {
   typed: number;
   /** Some record of its keys was echoed (or could not be judged). */
   echoed: boolean;
+  /** A key sequence was echoed in caret notation (`^[[D`): the kernel's canonical mode read the keys. */
+  canonical: boolean;
+  /** The first characters its keys inserted (QUIT_KEYS_MAX at most). */
+  first: string;
 }
 
 /** The keys of one record that acted on one line. */
@@ -48,6 +57,8 @@ interface Segment {
   ins: string;
   /** The line's Enter was among them. */
   enter: boolean;
+  /** The first key among them read as a sequence (its bytes), if any. */
+  seq: string | null;
 }
 
 /** One input write and the terminal's answer to it. */
@@ -59,11 +70,50 @@ interface KeyRecord {
   /** Bytes of output after it. */
   bytes: number;
   overflow: boolean;
+  /** The output row the cursor was on when the keys were typed (OutputLine.rowNumber). */
+  row: number;
 }
 
 interface Pending {
   line: TypedLine;
   judge: Judge | null;
+  /** The line as canonical mode reads its keys: taken if the judge finds canonical mode. */
+  canonical: EnteredLine['canonical'];
+  /** The prompt it was typed at (null: output not watched, or a full-screen program's). */
+  prompt: string | null;
+}
+
+/** What a row showed right of the cursor when a line began (zsh's right prompt): its column and text. */
+interface RightText {
+  at: number;
+  text: string;
+}
+
+/**
+ * The line a row shows after `prompt`, without the text that stood right of the cursor when the
+ * line began if it still stands there (a right prompt is not part of the line); null when the
+ * row no longer starts with the prompt.
+ */
+function lineOnRow(row: string, prompt: string, right: RightText | null): string | null {
+  if (!row.startsWith(prompt)) return null;
+  let body = row.slice(prompt.length);
+  if (right !== null) {
+    const at = right.at - prompt.length;
+    if (body.length >= at && body.slice(at).trimEnd() === right.text) body = body.slice(0, at);
+  }
+  return body.trim();
+}
+
+/**
+ * A line read in canonical mode (no line editor: dash, `cat`): its text is the keys' bytes as
+ * the kernel gives them, the escape sequences included; the editor's flags do not apply, and
+ * the row shows those bytes in caret notation, so there is no `shown`.
+ */
+function asCanonical(line: TypedLine, canonical: EnteredLine['canonical']): void {
+  line.text = canonical.text;
+  delete line.shown;
+  for (const f of ['recalled', 'completed', 'edited', 'inexact'] as const) delete line[f];
+  if (canonical.edited) line.edited = true;
 }
 
 /** Length of the common prefix of `a` and `b` from `from`. */
@@ -91,16 +141,26 @@ export class EchoJudge implements LineEditorHooks {
   private out: TypedLine[] = [];
   /** Whether a line is open in the editor (set by the owner). */
   lineOpen: () => boolean = () => false;
+  /** Drops the line open in the editor (set by the owner). */
+  discardLine: () => void = () => {};
+  /** The open line began while the alternate screen was active: a full-screen program's keys. */
+  private inProgram = false;
+  /** The open line's first key or two were not echoed when the output went to another row (rowEnded). */
+  private quitKeys: Judge | null = null;
   private secretPrompt = false;
   /** The output row before the cursor when the first key was typed (the prompt), if watched. */
   private prompt: string | null = null;
+  /** What the prompt's row showed right of the cursor then (a right prompt), if anything. */
+  private right: RightText | null = null;
   /** The echo judgement of the open line (null while none is open). */
   private judge: Judge | null = null;
   private output: OutputLine | null = null;
   private rec: KeyRecord | null = null;
   /** The last line entered, until the output leaves its row: what the shell showed of it. */
-  private shownWatch: { line: TypedLine; prompt: string } | null = null;
+  private shownWatch: { line: TypedLine; prompt: string; right: RightText | null; expansion?: string[] } | null = null;
   private waiting: Pending[] = [];
+  /** Which lines were the shell's, by their prompts. */
+  private readonly shellLines = new ShellLines();
   /** Output was seen: without any (a session recorded without ttyout) echo cannot be judged. */
   private outputSeen = false;
   /** Lazy mode: output not parsed yet (its last OUTPUT_TAIL_MAX bytes), and whether older bytes were dropped. */
@@ -112,6 +172,8 @@ export class EchoJudge implements LineEditorHooks {
   constructor(
     private readonly hiddenMode: HiddenLines,
     private readonly lazy: boolean,
+    /** The window's width, when known. */
+    private cols?: number,
   ) {}
 
   /** Starts judging echo: the caller feeds the terminal's output in order with the input. */
@@ -122,8 +184,16 @@ export class EchoJudge implements LineEditorHooks {
   private newOutput(): OutputLine {
     return new OutputLine(
       (t) => this.addEcho(t),
-      (row) => this.rowEnded(row),
+      () => this.rowEnded(),
+      (on) => this.alternateSwitched(on),
+      this.cols,
     );
+  }
+
+  /** The window's width changed (the output's rows wrap at it). */
+  resize(cols: number): void {
+    this.cols = cols;
+    this.output?.resize(cols);
   }
 
   observeOutput(bytes: Uint8Array, timeMs: number): void {
@@ -182,23 +252,46 @@ export class EchoJudge implements LineEditorHooks {
     else r.answer += text;
   }
 
-  private rowEnded(row: string): void {
+  /** Leaving the alternate screen: a line begun there was that program's keys (the key that quit it). */
+  private alternateSwitched(on: boolean): void {
+    if (!on && this.inProgram && this.lineOpen()) this.discardLine();
+  }
+
+  /** The output is about to leave the cursor's line. */
+  private rowEnded(): void {
+    // The output goes to another row while a line is open whose key or two inserted text that
+    // nothing echoed yet: a program may have read them without echo (the `q` that quits top)
+    // while the next prompt is drawn; closeRecord decides when the answer is complete. In the
+    // alternate screen a program moves the cursor at will (vim's `:` goes to the last row):
+    // there only leaving it ends its keys (alternateSwitched).
+    const j = this.judge;
+    if (j !== null && !this.inProgram && j.typed > 0 && j.typed <= QUIT_KEYS_MAX && !j.echoed && !/[^\n]/.test(this.rec?.answer ?? '')) this.quitKeys = j;
     const w = this.shownWatch;
     if (!w) return;
     this.shownWatch = null;
-    if (!row.startsWith(w.prompt)) return;
-    const shown = row.slice(w.prompt.length).trim();
+    const row = this.output!.rowText();
+    if (w.expansion) {
+      // The row after the line: bash's expansion of it, the command it ran.
+      const typed = w.line.shown ?? w.line.text;
+      const expanded = row.trim();
+      if (isExpansionOf(typed, w.expansion, expanded)) w.line.shown = expanded;
+      return;
+    }
+    const shown = lineOnRow(row, w.prompt, w.right);
+    if (shown === null) return;
     if (shown !== w.line.text.trim()) w.line.shown = shown;
     else delete w.line.shown;
+    const words = historyWords(shown);
+    if (words.length > 0) this.shownWatch = { ...w, expansion: words };
   }
 
   /** The current record's keys that act on the open line (null when output is not watched). */
   private segment(): Segment | null {
     if (this.output === null || this.judge === null) return null;
-    this.rec ??= { timeMs: this.now, segs: [], answer: '', bytes: 0, overflow: false };
+    this.rec ??= { timeMs: this.now, segs: [], answer: '', bytes: 0, overflow: false, row: this.output.rowNumber };
     const last = this.rec.segs.at(-1);
     if (last && last.judge === this.judge && !last.enter) return last;
-    const s: Segment = { judge: this.judge, ins: '', enter: false };
+    const s: Segment = { judge: this.judge, ins: '', enter: false, seq: null };
     this.rec.segs.push(s);
     return s;
   }
@@ -208,17 +301,33 @@ export class EchoJudge implements LineEditorHooks {
     const r = this.rec;
     if (!r) return;
     this.rec = null;
+    // A key or two that nothing echoed before the output went to another row (rowEnded), and
+    // that the row the output ends on does not end with either (a line editor redrawing the
+    // prompt and the line shows them): read by a program, they do not begin the next line.
+    // More keys stay a line, judged as any other (a command typed after `stty -echo` is
+    // hidden, never dropped).
+    const quit = this.quitKeys;
+    this.quitKeys = null;
+    if (quit !== null && quit === this.judge && this.lineOpen() && this.output !== null && !this.output.beforeCursor().trimEnd().endsWith(quit.first)) {
+      this.discardLine();
+    }
     const text = r.answer;
+    // The answer left the cursor on the row it found it on: drawn by the line editor (zsh draws
+    // its completion list and ^R search line below the line and comes back), not another
+    // program's lines.
+    const sameRow = this.output !== null && this.output.rowNumber === r.row;
     let p = 0;
     r.segs.forEach((s, i) => {
+      // Only the kernel echoes a key's bytes in caret notation: no line editor read them.
+      if (s.seq !== null && text.includes(caretNotation(s.seq))) s.judge.canonical = true;
       if (r.overflow) {
         s.judge.echoed = true;
         return;
       }
       if (s.ins === '') {
         // Editing keys: an answer within the row is the line editor's (a redraw, a recalled
-        // line, a bell); one with a line feed may be another program's output.
-        if (!s.enter && r.bytes > 0 && !text.includes('\n')) s.judge.echoed = true;
+        // line, a bell); one that ends on another row may be another program's output.
+        if (!s.enter && r.bytes > 0 && (!text.includes('\n') || sameRow)) s.judge.echoed = true;
         return;
       }
       while (p < text.length && text[p] === '\n') p++;
@@ -252,12 +361,24 @@ export class EchoJudge implements LineEditorHooks {
     while (this.waiting.length > 0 && (timeMs === Infinity || timeMs > this.waiting[0]!.line.endMs + ECHO_GRACE_MS)) {
       const p = this.waiting.shift()!;
       if (this.outputSeen && p.judge !== null && p.judge.typed > 0 && !p.judge.echoed) p.line.hidden = true;
-      this.release(p.line);
+      if (p.judge?.canonical) asCanonical(p.line, p.canonical);
+      this.release(p.line, p.prompt);
     }
   }
 
-  private release(line: TypedLine): void {
+  private release(line: TypedLine, prompt: string | null): void {
     if (this.shownWatch?.line === line) this.shownWatch = null;
+    // Typed to another program than the shell (told by its prompt: shell-lines.ts)?
+    if (!line.hidden && !line.program && prompt !== null) {
+      const r = this.shellLines.take(prompt, line.shown ?? line.text, line.text);
+      if (!r.shell) line.program = true;
+      if (r.command !== (line.shown ?? line.text)) {
+        if (r.command === line.text) delete line.shown;
+        else line.shown = r.command;
+      }
+    }
+    // Nothing typed, nothing recalled, and the row showed no line: no line was entered.
+    if (line.text === '' && !line.recalled && !line.hidden && !line.shown) return;
     if (line.hidden) {
       delete line.shown;
       if (this.hiddenMode === 'drop') return;
@@ -271,17 +392,29 @@ export class EchoJudge implements LineEditorHooks {
   begin(): void {
     this.catchUp();
     this.shownWatch = null; // a new line is typed: the last one's row is no longer watched
-    this.prompt = this.output !== null ? this.output.beforeCursor() : null;
+    this.inProgram = this.output?.alternate ?? false;
+    this.prompt = this.output !== null && !this.inProgram ? this.output.beforeCursor() : null;
+    this.right = null;
+    if (this.prompt !== null) {
+      const row = this.output!.rowText();
+      const at = row.slice(this.prompt.length).search(/\S/);
+      if (at >= 0) this.right = { at: this.prompt.length + at, text: row.slice(this.prompt.length + at).trimEnd() };
+    }
     this.secretPrompt = this.prompt !== null && SECRET_PROMPT.test(this.prompt);
-    this.judge = { typed: 0, echoed: false };
+    this.judge = { typed: 0, echoed: false, canonical: false, first: '' };
   }
 
   touch(): void {
     this.segment();
   }
 
+  sequence(bytes: string): void {
+    const s = this.segment();
+    if (s && s.seq === null) s.seq = bytes;
+  }
+
   inserted(ch: string): void {
-    this.judge!.typed++;
+    if (this.judge!.typed++ < QUIT_KEYS_MAX) this.judge!.first += ch;
     const s = this.segment();
     if (s && s.ins.length < TEXT_LINE_MAX) s.ins += ch;
   }
@@ -289,6 +422,8 @@ export class EchoJudge implements LineEditorHooks {
   cleared(): void {
     this.secretPrompt = false;
     this.prompt = null;
+    this.right = null;
+    this.inProgram = false;
     this.judge = null;
   }
 
@@ -296,12 +431,10 @@ export class EchoJudge implements LineEditorHooks {
     const text = e.text;
     const line: TypedLine = { text, timeMs: e.startMs >= 0 ? e.startMs : this.now, endMs: this.now, endPos: e.endPos };
     for (const f of e.flags) line[f] = true;
+    if (this.inProgram || this.output?.alternate) line.program = true;
     if (this.prompt !== null && this.output) {
-      const row = this.output.rowText();
-      if (row.startsWith(this.prompt)) {
-        const shown = row.slice(this.prompt.length).trim();
-        if (shown !== text.trim()) line.shown = shown;
-      }
+      const shown = lineOnRow(this.output.rowText(), this.prompt, this.right);
+      if (shown !== null && shown !== text.trim()) line.shown = shown;
     }
     if (this.secretPrompt) line.hidden = true;
     const judge = this.judge;
@@ -311,14 +444,19 @@ export class EchoJudge implements LineEditorHooks {
     }
     // The shell redraws an accepted line (^R's search line becomes the line run): the row as
     // the output leaves it is what was shown.
-    if (this.prompt !== null && this.output && !line.hidden) this.shownWatch = { line, prompt: this.prompt };
+    if (this.prompt !== null && this.output && !line.hidden) this.shownWatch = { line, prompt: this.prompt, right: this.right };
+    const prompt = this.prompt;
     this.cleared();
-    if (this.waiting.length >= WAITING_MAX) this.release(this.waiting.shift()!.line); // bounded: left unjudged
+    if (this.waiting.length >= WAITING_MAX) {
+      const p = this.waiting.shift()!;
+      this.release(p.line, p.prompt); // bounded: left unjudged
+    }
+    const pending: Pending = { line, judge, canonical: e.canonical, prompt };
     if (this.output && !line.hidden) {
-      this.waiting.push({ line, judge });
+      this.waiting.push(pending);
       return;
     }
-    if (this.waiting.length > 0) this.waiting.push({ line, judge });
-    else this.release(line);
+    if (this.waiting.length > 0) this.waiting.push(pending);
+    else this.release(line, prompt);
   }
 }

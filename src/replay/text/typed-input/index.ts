@@ -11,10 +11,18 @@
 // - completed: Tab asked for completion; `text` holds only what was typed.
 // - inexact: a key whose effect cannot be known (undo ^_, Alt+other key) was pressed.
 // - hidden: the line was typed at a no-echo prompt (see below).
+// - program: with the output watched, the line was typed to another program than the shell,
+//   not a shell command: while a full-screen program had the alternate screen active (vim,
+//   less), or at a prompt not of the shell's shape when no shell command was left unfinished
+//   (python's `>>> `, psql's `test=# `, `read`: shell-lines.ts).
+//   A line still open when the alternate screen is left is dropped: its keys were that
+//   program's (the `q` that quits top does not begin the next command).
 // With the output watched, `shown` is what the terminal showed of the line when it was entered
 // (the cursor's row after the prompt the first key was typed at, as it was when the output
 // left that row after the Enter, else as it was at the Enter), when that differs from `text`: a
 // recalled, searched (^R), completed or vi-mode line as the shell displayed it when it ran it.
+// Text that stood right of the cursor when the line began and still stands there (zsh's right
+// prompt) is not part of it.
 // Never set on hidden lines.
 // ^C discards the line, ^D on an empty line ends input, other control keys are not text.
 // Escape sequences (function and cursor keys, mouse and focus reports, terminal answers such
@@ -38,13 +46,21 @@
 // - they inserted something, ended no line, and the answer has no printable character at all
 //   (cursor moves and erasing: readline's redraw of an edit, vi-mode commands);
 // - they inserted nothing (cursor keys, ^R, Tab, a vi command taken as an Alt key), ended no
-//   line, and something answered them within the row (no line feed: not another program's line).
+//   line, and something answered them within the row (no line feed: not another program's line),
+//   or the answer left the cursor on the row it found it on (zsh draws its completion list and
+//   ^R search line below the line and comes back).
 // The output after an Enter belongs to the command and the next prompt: there only the echo of
 // characters typed in the Enter's own record is looked for, at its start, so the letters of a
 // password are not found in a prompt that happens to contain them. A mask (`*` per key) is
 // printable and not the key: no echo. A record whose answer overflows the bounded buffer (a
 // huge paste) counts as echoed: it cannot be judged, so it is shown. Lines whose judgement is
 // still open are held until ECHO_GRACE_MS after their Enter.
+//
+// A program without a line editor (dash, `cat`) reads the keys in the kernel's canonical mode:
+// a key sequence such as ← is then bytes of the line, and the kernel echoes it in caret
+// notation (`^[[D`), which no line editor does. When a line's key sequence was so echoed, its
+// text is the keys as canonical mode gives them (canonical-line.ts: erase, kill and word erase
+// applied, the rest literal), without the editor's flags and `shown`.
 //
 // A pipe (sudo logs stdin only when it is not a terminal) has no line editing: with
 // `editing: false` no key edits or flags anything, CR, LF and CR LF end lines, a tab is text,
@@ -53,6 +69,9 @@
 // Output read only for that (the search) may be parsed lazily: while nobody is typing, only its
 // last OUTPUT_TAIL_MAX bytes are kept, and parsed when the next key comes (the prompt's row is at
 // the end of the output); while a line is open or its echo undecided, every byte is parsed.
+//
+// History expansion (history-expansion.ts): bash prints the expanded line on the row after a
+// line that asked for one (`!!`, `!grep`, `^old^new`); that row is then `shown`.
 //
 // Three parts, one concern each: the key decoder (key-decoder.ts: bytes to keys, a handler of the
 // one parser of src/replay with its input table), the line editor (line-editor.ts: keys to
@@ -86,9 +105,10 @@ export class TypedInput implements TextExtractor {
   private readonly keys: KeyDecoder;
 
   constructor(opts: TypedInputOptions = {}) {
-    this.judge = new EchoJudge(opts.hidden ?? 'keep', opts.lazyOutput ?? false);
+    this.judge = new EchoJudge(opts.hidden ?? 'keep', opts.lazyOutput ?? false, opts.cols);
     this.editor = new LineEditor(this.judge, opts.editing ?? true);
     this.judge.lineOpen = () => this.editor.open;
+    this.judge.discardLine = () => this.editor.discard();
     this.keys = new KeyDecoder(this.editor);
   }
 
@@ -124,7 +144,9 @@ export class TypedInput implements TextExtractor {
     this.keys.write(bytes, pos);
   }
 
-  resize(_cols: number, _rows: number): void {}
+  resize(cols: number, _rows: number): void {
+    this.judge.resize(cols);
+  }
 
   takeLines(): TypedLine[] {
     return this.judge.takeLines();

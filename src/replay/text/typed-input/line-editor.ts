@@ -10,10 +10,11 @@
 // when it is entered or discarded.
 import type { Params } from '../../params.js';
 import { TEXT_LINE_MAX } from '../limits.js';
+import { CanonicalLine } from './canonical-line.js';
 import type { KeySink } from './key-decoder.js';
 
 /** How a typed line came about, beyond plain typing: each set only when true. */
-export const LINE_FLAGS = ['recalled', 'completed', 'edited', 'inexact', 'pasted', 'hidden'] as const;
+export const LINE_FLAGS = ['recalled', 'completed', 'edited', 'inexact', 'pasted', 'hidden', 'program'] as const;
 export type LineFlags = Partial<Record<(typeof LINE_FLAGS)[number], true>>;
 
 export type Flag = 'recalled' | 'completed' | 'edited' | 'inexact' | 'pasted';
@@ -26,6 +27,8 @@ export interface EnteredLine {
   startMs: number;
   /** Stream position of the Enter byte (-1 when unknown). */
   endPos: number;
+  /** The same keys as the kernel's canonical mode reads them (canonical-line.ts). */
+  canonical: { text: string; edited: boolean };
 }
 
 export interface LineEditorHooks {
@@ -39,6 +42,14 @@ export interface LineEditorHooks {
   entered(line: EnteredLine): void;
   /** The open line is gone (entered, blank, or discarded with ^C). */
   cleared(): void;
+  /** A key read as one sequence acted on the open line (its bytes: ESC and what follows). */
+  sequence(bytes: string): void;
+}
+
+/** The bytes of a CSI key without intermediates (`ESC [ 1 ; 5 D`). */
+function csiBytes(params: Params, final: number): string {
+  const values = params.length === 1 && params.values[0] === 0 ? [] : Array.from(params.values.subarray(0, params.length));
+  return `\x1b[${values.join(';')}${String.fromCharCode(final)}`;
 }
 
 function isWordChar(ch: string): boolean {
@@ -58,6 +69,8 @@ export class LineEditor implements KeySink {
   private quoted = false;
   private lastCr = false;
   private pos = -1;
+  /** The keys as a program without a line editor would read them. */
+  private readonly canon = new CanonicalLine();
   /** Time of the current input write. */
   now = 0;
 
@@ -86,17 +99,26 @@ export class LineEditor implements KeySink {
     this.cursor = 0;
     this.flags.clear();
     this.startMs = -1;
+    this.canon.reset();
     this.hooks.cleared();
+  }
+
+  /** The open line is dropped, as ^C drops it (its keys were another program's: echo-judge.ts). */
+  discard(): void {
+    if (this.open) this.reset();
   }
 
   private enter(): void {
     const text = this.chars.join('').trimEnd();
-    // A blank line is no command, unless history filled it (its text is then unknown here).
-    if (text.trim() === '' && !this.flags.has('recalled')) {
+    // A blank line is no command, unless history filled it or a key of unknown effect acted
+    // (vi mode's `Esc k` recalls a line): its text is then unknown here (the echo judge may
+    // know it from the row, and drops it if not).
+    if (text.trim() === '' && !this.flags.has('recalled') && !this.flags.has('inexact')) {
       this.reset();
       return;
     }
-    this.hooks.entered({ text, flags: new Set(this.flags), startMs: this.startMs, endPos: this.pos });
+    const canonical = { text: this.canon.text.trimEnd(), edited: this.canon.edited };
+    this.hooks.entered({ text, flags: new Set(this.flags), startMs: this.startMs, endPos: this.pos, canonical });
     this.reset();
   }
 
@@ -162,8 +184,16 @@ export class LineEditor implements KeySink {
 
   // ---- keys (KeySink)
 
+  /** A key read as a sequence acted on the open line: its bytes are characters in canonical mode. */
+  private sequenceBytes(bytes: string): void {
+    if (!this.open) return;
+    this.canon.sequence(bytes);
+    this.hooks.sequence(bytes);
+  }
+
   char(ch: string, pos: number): void {
     this.pos = pos;
+    if (this.editing && !this.paste) this.canon.char(ch);
     if (this.quoted) {
       this.quoted = false;
       if (ch.charCodeAt(0) < 0x7f) this.insert(ch);
@@ -179,6 +209,7 @@ export class LineEditor implements KeySink {
 
   control(b: number, pos: number): void {
     this.pos = pos;
+    if (this.editing && !this.paste && b !== 0x0d && b !== 0x0a) this.canon.control(b);
     if (this.quoted) {
       this.quoted = false;
       this.flag('inexact');
@@ -288,13 +319,16 @@ export class LineEditor implements KeySink {
     else if (b === 0x2e || b === 0x3c || b === 0x3e) this.flag('recalled'); // Alt-. Alt-< Alt->
     else if (b === 0x0d || b === 0x0a) this.enter();
     else this.flag('inexact');
+    this.sequenceBytes(`\x1b${String.fromCodePoint(b)}`);
   }
 
   ss3(b: number, pos: number): void {
     this.pos = pos;
     this.quoted = false;
     this.sequenceKey();
-    if (this.editing) this.key(b, 0);
+    if (!this.editing) return;
+    this.key(b, 0);
+    this.sequenceBytes(`\x1bO${String.fromCodePoint(b)}`);
   }
 
   csi(params: Params, collect: number, final: number): void {
@@ -305,12 +339,16 @@ export class LineEditor implements KeySink {
       const code = params.values[0]!;
       if (code === 200) this.paste = true;
       else if (code === 201) this.paste = false;
-      else if (!this.paste) this.tilde(code);
+      else if (!this.paste && collect === 0) {
+        this.tilde(code);
+        this.sequenceBytes(csiBytes(params, final));
+      }
       return;
     }
     if (this.paste) return;
     if (collect !== 0) return; // mouse (SGR), terminal answers (DA ...)
     this.key(final, params.length > 1 && params.values[1]! > 0 ? params.values[1]! : 1);
+    this.sequenceBytes(csiBytes(params, final));
   }
 
   /** A cursor key (CSI or SS3 final); modifier 5 means Ctrl, 3 Alt (0: an SS3 key). */
