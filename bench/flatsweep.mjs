@@ -23,20 +23,16 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fmtBytes, fmtInt, fmtMs, fmtTiming, loadAvg, runProcess, timeProcess, which } from './lib/common.js';
+import { fmtBytes, fmtInt, fmtMs, fmtTiming, loadAvg, option, runProcess, timeProcess, which } from './lib/common.js';
 import { DATA_DIR } from './lib/data.js';
 import { evioArgv, runChild } from './lib/evio.js';
 
 const argv = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : dflt;
-};
 const SMOKE = argv.includes('--smoke');
-const EVENTS = Number(opt('events', SMOKE ? 20_000 : 1_000_000));
-const RUNS = Number(opt('runs', SMOKE ? 1 : 3));
-const dir = SMOKE ? mkdtempSync(join(tmpdir(), 'evio-sweep-')) : opt('data', join(DATA_DIR, 'flatsweep'));
-const OUT = opt('out', SMOKE ? null : join(dir, 'section.md'));
+const EVENTS = Number(option('events', SMOKE ? 20_000 : 1_000_000));
+const RUNS = Number(option('runs', SMOKE ? 1 : 3));
+const dir = SMOKE ? mkdtempSync(join(tmpdir(), 'evio-sweep-')) : option('data', join(DATA_DIR, 'flatsweep'));
+const OUT = option('out', SMOKE ? null : join(dir, 'section.md'));
 const log = (s) => process.stderr.write(`${s}\n`);
 mkdirSync(dir, { recursive: true });
 const home = join(dir, 'evio-home');

@@ -15,20 +15,16 @@ import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSyn
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { option } from './lib/common.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const DATA = join(ROOT, 'bench', 'data', 'loads');
 const EVIO = join(ROOT, 'bin', 'evio.js');
 const PG = process.env.EVIO_BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : dflt;
-};
-const sizes = opt('sizes', '100000,1000000').split(',').map(Number);
-const rounds = Number(opt('rounds', '3'));
-const out = opt('out', null);
-const cases = new Set(opt('cases', 'empty,half,sqlite').split(','));
+const sizes = option('sizes', '100000,1000000').split(',').map(Number);
+const rounds = Number(option('rounds', '3'));
+const out = option('out', null);
+const cases = new Set(option('cases', 'empty,half,sqlite').split(','));
 
 const pgUrl = new URL(PG);
 const psqlBase = ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', pgUrl.hostname, '-p', pgUrl.port || '5432', '-U', decodeURIComponent(pgUrl.username || 'postgres'), '-d', pgUrl.pathname.slice(1)];

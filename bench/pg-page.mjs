@@ -27,22 +27,15 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { fmtMs, median } from './lib/common.js';
+import { fmtMs, median, option, ROOT } from './lib/common.js';
 import { storeStatement } from './lib/sqlpeer.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : dflt;
-};
 const PG = process.env.EVIO_BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
-const schema = opt('schema', 'evio_page25');
-const user = opt('user', 'alice');
-const rounds = Number(opt('rounds', '5'));
-const N = Number(opt('n', '60'));
-const out = opt('out', null);
+const schema = option('schema', 'evio_page25');
+const user = option('user', 'alice');
+const rounds = Number(option('rounds', '5'));
+const N = Number(option('n', '60'));
+const out = option('out', null);
 const log = (s) => process.stderr.write(`${s}\n`);
 
 const { Engine, loadSettings, dispatch, openStoreByName, parseEventQuery, signRequest } = await import(join(ROOT, 'dist/index.js'));

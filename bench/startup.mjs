@@ -16,20 +16,14 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { fmtMs, GNU_TIME, median } from './lib/common.js';
+import { fmtMs, GNU_TIME, median, option, ROOT } from './lib/common.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : dflt;
-};
 const smoke = args.includes('--smoke');
-const runs = Number(opt('runs', smoke ? '2' : '15'));
-const before = opt('before', null);
+const runs = Number(option('runs', smoke ? '2' : '15'));
+const before = option('before', null);
 const extra = args.flatMap((a, i) => (a === '--tree' ? [args[i + 1]] : [])).map((t) => ({ label: t.slice(0, t.indexOf('=')), dir: t.slice(t.indexOf('=') + 1) }));
-const out = opt('out', null);
+const out = option('out', null);
 const log = (s) => process.stderr.write(`${s}\n`);
 
 const work = mkdtempSync(join(tmpdir(), 'evio-bench-startup-'));

@@ -14,6 +14,13 @@ export const NODE = process.execPath;
 export const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 
 /** @param {string} cmd */
+/** The value after `--NAME` on the command line, or `dflt` (a benchmark's options). */
+export function option(name, dflt) {
+  const argv = process.argv;
+  const i = argv.indexOf(`--${name}`, 2);
+  return i >= 0 ? argv[i + 1] : dflt;
+}
+
 export function which(cmd) {
   const r = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : null;
