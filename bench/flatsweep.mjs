@@ -250,7 +250,11 @@ async function startSetService(set) {
 }
 
 const orderLabel = (f) => (f.order === 'evio' ? 'evio (`recnum` first)' : 'recnum last, other order');
-const selOf = (rows, events) => `${((100 * rows) / events).toFixed(rows * 1000 < events ? 4 : 1)} %`;
+const selOf = (rows, events) => {
+  const pct = (100 * rows) / events;
+  // One significant digit at least: 2 lines of 12M are 0.00002 %, not 0.0000 %.
+  return `${pct.toFixed(rows * 1000 < events ? Math.max(4, Math.ceil(-Math.log10(pct || 1))) : 1)} %`;
+};
 const pageLabel = (p) => `${fmtInt(p.rows)} rows${p.more ? ' (page full, more=true)' : ''}`;
 const ok = (met) => (met ? '✅' : '❌');
 
