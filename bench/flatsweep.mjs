@@ -229,7 +229,8 @@ async function servicePage(set, srv, f, qd, rows) {
   const lines = cli.stdout.split('\n').filter(Boolean);
   if (lines.length !== page.length) throw new Error(`service ${target}: ${page.length} rows, the CLI's first page ${lines.length}`);
   for (let i = 0; i < lines.length; i++) {
-    if (JSON.stringify(page[i]) !== lines[i]) throw new Error(`service ${target}: row ${i} differs from the CLI's:\n${JSON.stringify(page[i])}\n${lines[i]}`);
+    // Compared as JSON values (whitespace and escapes aside), keys in order.
+    if (JSON.stringify(page[i]) !== JSON.stringify(JSON.parse(lines[i]))) throw new Error(`service ${target}: row ${i} differs from the CLI's:\n${JSON.stringify(page[i])}\n${lines[i]}`);
   }
   const pid = /** @type {number} */ (srv.child.pid);
   const c0 = procCpuMs(pid);
