@@ -97,9 +97,10 @@ if (kind === 'iolog-list') {
   const store = await openStoreByName(engine, storeName ?? '');
   fn = async () => {
     let n = 0;
-    for await (const row of store.query(query, { summary: !query.verbose })) {
-      JSON.stringify(shapeEvent(row, query.verbose, tz));
-      n++;
+    // The batched path the service and the CLI read.
+    for await (const batch of store.queryBatches(query, { summary: !query.verbose })) {
+      for (const row of batch) JSON.stringify(shapeEvent(row, query.verbose, tz));
+      n += batch.length;
     }
     count = n;
   };

@@ -20,9 +20,9 @@ for (let i = 0; i < Number(repeatArg); i++) {
   const t0 = performance.now();
   count = 0;
   bytes = 0;
-  for await (const row of store.query(query, { summary: !query.verbose })) {
-    bytes += JSON.stringify(shapeEvent(row, query.verbose, tz)).length + 1;
-    count++;
+  for await (const batch of store.queryBatches(query, { summary: !query.verbose })) {
+    for (const row of batch) bytes += JSON.stringify(shapeEvent(row, query.verbose, tz)).length + 1;
+    count += batch.length;
   }
   times.push(performance.now() - t0);
 }

@@ -36,7 +36,7 @@ export async function run(ctx) {
   const section = { id, title: `${title} (${fmtInt(pg.count)} rows)`, setup: [], rows: [], notes: [] };
   section.setup.push(
     `Data: schema \`${pg.schema}\` of the database at \`${PG_BASE.replace(/:[^:@/]*@/, ':***@')}\` (its own schema, so the tests' tables are untouched): the ${fmtInt(pg.count)} events of \`${ctx.rel(ev.path)}\` copied with \`evio events copy --to pg:URL\` (URL with \`options=-c search_path=${pg.schema}\`; first 20k events, \`ANALYZE\`, then the rest with \`ANALYZE\` every minute, as workload 3 explains), \`ANALYZE\` after the copy.`,
-    'evio: `store.query(query)` in-process on `pg:URL` (node-postgres), rows decoded, shaped and serialized; tinybench in a child process after a first call. Peer: `psql` running the statement evio runs (parameters written in as literals) 100 times with `\\timing on` and `\\o /dev/null`, after 5 warm-up runs: the client-side round trip of each, rows fetched and printed to /dev/null.',
+    'evio: `store.queryBatches(query)` in-process on `pg:URL` (node-postgres), rows decoded, shaped and serialized; tinybench in a child process after a first call. Peer: `psql` running the statement evio runs (parameters written in as literals) 100 times with `\\timing on` and `\\o /dev/null`, after 5 warm-up runs: the client-side round trip of each, rows fetched and printed to /dev/null.',
   );
   const queries = [
     { what: 'filtered page: `submituser=alice&limit=512` (dump=0)', params: { submituser: 'alice', limit: '512' }, goal: 'within 1.3× of psql' },

@@ -6,9 +6,10 @@ import type { Engine } from '../engine.js';
 import { evioError } from '../errors.js';
 import { parseEventDelete, parseEventQuery, parseLegacyQuery, type Params } from '../eventlog/query.js';
 import { ReaderBudget, takeReaderSlot } from '../eventlog/reader-slots.js';
+import { eachRow } from '../eventlog/row-batches.js';
 import { shapeEvent, shapeLegacyEvent, type ReturnedEvent } from '../eventlog/shape.js';
 import type { CopyProgress } from '../eventlog/copy.js';
-import { NO_LIMIT, newPageEnd, PageCut, type PageEnd } from '../eventlog/paging.js';
+import { NO_LIMIT, newPageEnd, pageBatches, type PageEnd } from '../eventlog/paging.js';
 import { formatParamsOf, openRequestStore, openStore, parseStoreName, type StoreSpec } from '../eventlog/stores.js';
 import { refuseAuditLogChange, refuseAuditLogWrite } from './audit.js';
 import { destinationTargets } from './destination-targets.js';
@@ -50,7 +51,12 @@ function chooseStore(engine: Engine, params: Params, opts: CallOptions): { param
 
 export interface EventAnswer<T> {
   store: EventStore;
-  /** Shaped records, streamed. */
+  /**
+   * Shaped records, streamed in batches (arrays of a few hundred, never empty): the doors
+   * serialise a batch in one synchronous pass. Read this or `events`, not both.
+   */
+  batches: AsyncIterable<T[]>;
+  /** The same records one at a time (a convenience over `batches`). */
   events: AsyncIterable<T>;
   /** This query's counters, final once `events` is exhausted. */
   stats: ScanStats;
@@ -72,7 +78,7 @@ export async function queryEvents(engine: Engine, params: Params, opts: CallOpti
   const stats: ScanStats = { malformed: 0 };
   const page = newPageEnd();
   const budget = await readerBudget(engine);
-  return { store, stats, page, query, events: shapeRows(store, query, { signal: opts.signal, stats, page, summary: !query.verbose, maxPerStore: engine.settings.maxReadersPerStore, budget }, (row) => shapeEvent(row, query.verbose, tz)) };
+  return { store, stats, page, query, ...answerOf(shapeBatches(store, query, { signal: opts.signal, stats, page, summary: !query.verbose, maxPerStore: engine.settings.maxReadersPerStore, budget }, (row) => shapeEvent(row, query.verbose, tz))) };
 }
 
 /** GET /REST/events: the legacy flat-file listing. */
@@ -83,7 +89,7 @@ export async function queryLegacyEvents(engine: Engine, params: Params, opts: Ca
   const stats: ScanStats = { malformed: 0 };
   const page = newPageEnd();
   const budget = await readerBudget(engine);
-  return { store, stats, page, events: shapeRows(store, query, { signal: opts.signal, stats, page, summary: false, maxPerStore: engine.settings.maxReadersPerStore, budget }, (row) => shapeLegacyEvent(row, tz)) };
+  return { store, stats, page, ...answerOf(shapeBatches(store, query, { signal: opts.signal, stats, page, summary: false, maxPerStore: engine.settings.maxReadersPerStore, budget }, (row) => shapeLegacyEvent(row, tz))) };
 }
 
 /**
@@ -101,11 +107,17 @@ export function readerBudget(engine: Engine): Promise<ReaderBudget> {
  */
 export const eventsStreamed = { returned: 0, bytesRead: 0 };
 
+/** An answer's two views of one stream of batches: whichever the caller reads starts it. */
+function answerOf<T>(batches: AsyncIterable<T[]>): { batches: AsyncIterable<T[]>; events: AsyncIterable<T> } {
+  return { batches, events: eachRow(batches) };
+}
+
 /**
- * A query's shaped rows. From its first row to its end it holds one of the store's reader slots
- * and one of the engine's (maxReaders), and reserves its read buffers from the engine's budget.
+ * A query's shaped rows, a store batch at a time (shaped synchronously). From its first row to
+ * its end it holds one of the store's reader slots and one of the engine's (maxReaders), and
+ * reserves its read buffers from the engine's budget.
  */
-async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: AbortSignal | undefined; stats: ScanStats; page: PageEnd; summary: boolean; maxPerStore: number; budget: ReaderBudget }, shape: (r: EventRow) => T): AsyncIterable<T> {
+async function* shapeBatches<T>(store: EventStore, q: EventQuery, opts: { signal: AbortSignal | undefined; stats: ScanStats; page: PageEnd; summary: boolean; maxPerStore: number; budget: ReaderBudget }, shape: (r: EventRow) => T): AsyncIterable<T[]> {
   if (q.limit === 0) return;
   const o: QueryOptions = { stats: opts.stats, summary: opts.summary, buffers: opts.budget };
   if (opts.signal) o.signal = opts.signal;
@@ -122,11 +134,11 @@ async function* shapeRows<T>(store: EventStore, q: EventQuery, opts: { signal: A
     throw err;
   }
   try {
-    const cut = new PageCut(store.kind, q, opts.page);
-    for await (const row of store.query(cut.asked, o)) {
-      if (!cut.admit(row)) break; // leaving the loop closes the store's iterator
-      eventsStreamed.returned++;
-      yield shape(row);
+    for await (const batch of pageBatches(store, q, o, opts.page)) {
+      const shaped = new Array<T>(batch.length);
+      for (let i = 0; i < batch.length; i++) shaped[i] = shape(batch[i]!);
+      eventsStreamed.returned += batch.length;
+      yield shaped;
     }
   } finally {
     release();

@@ -9,13 +9,27 @@ import type { ApiResponse } from './types.js';
 
 const CHUNK_BYTES = 64 * 1024;
 
-export async function jsonArrayResponse<T>(
+export function jsonArrayResponse<T>(
   arrayKey: string,
   items: AsyncIterable<T>,
   head: Record<string, unknown> = {},
   tail: () => Record<string, unknown> = () => ({}),
 ): Promise<ApiResponse> {
-  const it = items[Symbol.asyncIterator]();
+  return jsonBatchesResponse(arrayKey, singles(items), head, tail);
+}
+
+async function* singles<T>(items: AsyncIterable<T>): AsyncGenerator<T[]> {
+  for await (const item of items) yield [item];
+}
+
+/** The same over items that come in batches (event answers): a batch is written in one pass. */
+export async function jsonBatchesResponse<T>(
+  arrayKey: string,
+  batches: AsyncIterable<readonly T[]>,
+  head: Record<string, unknown> = {},
+  tail: () => Record<string, unknown> = () => ({}),
+): Promise<ApiResponse> {
+  const it = batches[Symbol.asyncIterator]();
   const first = await it.next(); // throws up front: the caller answers an error status
   const outcome = { status: 0, items: 0 };
   async function* chunks(): AsyncGenerator<string> {
@@ -27,12 +41,16 @@ export async function jsonArrayResponse<T>(
     try {
       let r = first;
       while (!r.done) {
-        buf += (n++ ? ',' : '') + JSON.stringify(r.value);
-        outcome.items = n;
-        if (buf.length >= CHUNK_BYTES) {
-          yield buf;
-          buf = '';
+        for (const item of r.value) {
+          buf += (n++ ? ',' : '') + JSON.stringify(item);
+          // Pieces stay about CHUNK_BYTES whatever the batch: what a paused reader holds is bounded.
+          if (buf.length >= CHUNK_BYTES) {
+            outcome.items = n;
+            yield buf;
+            buf = '';
+          }
         }
+        outcome.items = n;
         r = await it.next();
       }
     } catch (err) {

@@ -12,6 +12,9 @@ import { progress, progressDone, usageError, type CliCommand, type CliIo } from 
 import { cutNotice, nextPageCommand } from './next-page.js';
 import { noteOutcome } from './audit.js';
 
+/** NDJSON text gathered before a write to stdout. */
+const OUT_CHUNK = 64 * 1024;
+
 const HELP = `Usage: evio events SUBCOMMAND ...
 
   query  [STORE] [--PARAM VALUE ...] print matching records as NDJSON (PARAMs as in the REST call)
@@ -133,14 +136,15 @@ export const eventsCommand: CliCommand = {
         // No STORE: the configured event log (what cron jobs mean), as export and purge.
         const name = f.positionals[0] ?? `ff:${engine.settings.eventlog}`;
         // A batch command means every match: no page size unless --limit is given.
-        const { store, events, page } = await queryEvents(engine, f.flags, { signal: io.signal, store: name, everything: true });
-        let n = 0;
+        const { store, batches, page } = await queryEvents(engine, f.flags, { signal: io.signal, store: name, everything: true });
         let buf = '';
-        for await (const ev of events) {
-          buf += `${JSON.stringify(ev)}\n`;
-          if (++n % 1000 === 0) {
-            if (!io.out.write(buf)) await new Promise((r) => io.out.once('drain', r));
-            buf = '';
+        for await (const batch of batches) {
+          for (const ev of batch) {
+            buf += `${JSON.stringify(ev)}\n`;
+            if (buf.length >= OUT_CHUNK) {
+              if (!io.out.write(buf)) await new Promise((r) => io.out.once('drain', r));
+              buf = '';
+            }
           }
         }
         io.out.write(buf);

@@ -60,9 +60,9 @@ async function copyBatches(from: EventStore, to: EventStore, opts: CopyOptions, 
     );
   };
   try {
-    for await (const row of from.query(dumpQuery(opts.filter), opts.signal ? { signal: opts.signal } : {})) {
-      batch.push(row.rec as StoredEvent);
-      p.read++;
+    for await (const rows of from.queryBatches(dumpQuery(opts.filter), opts.signal ? { signal: opts.signal } : {})) {
+      for (const row of rows) batch.push(row.rec as StoredEvent);
+      p.read += rows.length;
       if (batch.length >= batchSize) await flush();
     }
     await flush();

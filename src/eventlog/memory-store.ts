@@ -4,6 +4,7 @@
 import { evioError } from '../errors.js';
 import { admittedTypes, matchesRow, mergedRow, rowComparator, storedRow } from './filter.js';
 import { normalizeNewEvent } from './record.js';
+import { chunked, eachRow } from './row-batches.js';
 import type { AppendResult, DeleteResult, EventFilter, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats, StoredEvent } from './types.js';
 
 /** The finish of each A/K record: the first F after it with the same uniqueid. */
@@ -50,13 +51,17 @@ export class MemoryStore implements EventStore {
     return this.records;
   }
 
-  async *query(q: EventQuery, opts: QueryOptions = {}): AsyncIterable<EventRow> {
+  async *queryBatches(q: EventQuery, opts: QueryOptions = {}): AsyncIterable<EventRow[]> {
     const rows = matchingRows(this.records, q);
     if (q.order !== 'recnum' || q.direction !== 'asc') rows.sort(rowComparator(q.order, q.direction));
-    for (const row of rows.slice(q.skip, q.skip + q.limit)) {
+    for (const batch of chunked(rows.slice(q.skip, q.skip + q.limit))) {
       opts.signal?.throwIfAborted();
-      yield row;
+      yield batch;
     }
+  }
+
+  query(q: EventQuery, opts?: QueryOptions): AsyncIterable<EventRow> {
+    return eachRow(this.queryBatches(q, opts));
   }
 
   async append(events: Iterable<NewEvent> | AsyncIterable<NewEvent>): Promise<AppendResult> {

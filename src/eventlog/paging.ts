@@ -35,12 +35,10 @@ export function nextPage(kind: StoreKind, q: EventQuery, last: EventRow): NextPa
 }
 
 /**
- * Counts the rows of one page in the caller's own loop (no generator layer per row: every
- * exported record passes here). Usage:
- *   const cut = new PageCut(store.kind, q, end);
- *   for await (const row of store.query(cut.asked, opts)) { if (!cut.admit(row)) break; ... }
+ * Counts the rows of one page as its batches pass (pageBatches below): the store is asked for
+ * one row more than the page, and that row's arrival says there are more.
  */
-export class PageCut {
+class PageCut {
   /** The query to send: one record more than the page, whose arrival answers "are there more?". */
   readonly asked: EventQuery;
   private n = 0;
@@ -54,25 +52,32 @@ export class PageCut {
     this.asked = q.limit > 0 && q.limit < NO_LIMIT ? { ...q, limit: q.limit + 1 } : q;
   }
 
-  /** True for a row of the page; false for the lookahead row (then `end` says more, and how). */
-  admit(row: EventRow): boolean {
-    if (this.n === this.q.limit) {
-      this.end.more = true;
-      this.end.next = nextPage(this.kind, this.q, this.last!);
-      return false;
+  /**
+   * How many rows of `batch`, from its first, belong to the page: all of them, or fewer when
+   * the lookahead row is among them (then `end` says more, and how, and the query is done).
+   */
+  admit(batch: readonly EventRow[]): number {
+    const room = this.q.limit - this.n;
+    if (batch.length <= room) {
+      this.n += batch.length;
+      if (batch.length > 0) this.last = batch[batch.length - 1]!;
+      return batch.length;
     }
-    this.n++;
-    this.last = row;
-    return true;
+    this.n += room;
+    if (room > 0) this.last = batch[room - 1]!;
+    this.end.more = true;
+    this.end.next = nextPage(this.kind, this.q, this.last!);
+    return room;
   }
 }
 
-/** The store's rows for `q`, at most `q.limit`; `end` says whether more match, and how to go on. */
-export async function* pageRows(store: EventStore, q: EventQuery, opts: QueryOptions, end: PageEnd): AsyncGenerator<EventRow> {
+/** The store's rows for `q` in batches, at most `q.limit`; `end` says whether more match, and how to go on. */
+export async function* pageBatches(store: EventStore, q: EventQuery, opts: QueryOptions, end: PageEnd): AsyncGenerator<EventRow[]> {
   if (q.limit <= 0) return;
   const cut = new PageCut(store.kind, q, end);
-  for await (const row of store.query(cut.asked, opts)) {
-    if (!cut.admit(row)) return; // closes the store's iterator: the scan or cursor stops here
-    yield row;
+  for await (const batch of store.queryBatches(cut.asked, opts)) {
+    const k = cut.admit(batch);
+    if (k > 0) yield k === batch.length ? batch : batch.slice(0, k);
+    if (k < batch.length) return; // closes the store's iterator: the scan or cursor stops here
   }
 }

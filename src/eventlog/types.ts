@@ -148,6 +148,13 @@ export interface EventStore {
   readonly kind: StoreKind;
   /** How the store is named to users (`ff:/var/log/evio/events.ndjson`, `pg:central`). */
   readonly name: string;
+  /**
+   * The answer in batches (row-batches.ts): arrays of rows in answer order, never empty, each
+   * the consumer's once yielded. Every layer above handles a batch synchronously; an abort stops
+   * the work within one batch. Leaving the loop early closes the scan or cursor.
+   */
+  queryBatches(q: EventQuery, opts?: QueryOptions): AsyncIterable<EventRow[]>;
+  /** The same rows one at a time: a convenience over queryBatches (tests, small answers). */
   query(q: EventQuery, opts?: QueryOptions): AsyncIterable<EventRow>;
   /**
    * Appends in order. Records with a recnum keep it (it must be greater than the last one; on a

@@ -53,6 +53,9 @@ describe('start-up: what a command loads', () => {
     expect(r.files).toContain('dist/eventlog/flatfile/index.js');
     const stray = r.files.filter((f) => /^dist\/(http|logsrvd|iolog|worker|replay)\/|^dist\/eventlog\/(destinations|copy|postgres\/(?!pg-url)|sql|sqlite|odbc\/(?!dsn-name))|^dist\/cli\/(?!events|main|commands|printable|io|audit|flags|rest-flags|next-page|shell-quote|load-rate)|^node_modules\//.test(f));
     expect(stray).toEqual([]);
+    // A read of one file: none of the flat-file writers, the index builders or the family code.
+    const writers = r.files.filter((f) => /^dist\/eventlog\/flatfile\/(append|rewrite|rotate|compress|retire|index-build|index-builder|index-write|index-upkeep|index-files|family|family-snapshot)\.js$/.test(f));
+    expect(writers).toEqual([]);
   });
 
   it('iolog list loads no event-log store, destination or HTTP module', () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iologIndex, iologListPage } from '../../src/app/iolog.js';
 import type { Engine } from '../../src/engine.js';
 import { generateEvents } from '../../src/eventlog/generate.js';
-import { NO_LIMIT, newPageEnd, pageRows, type NextPage } from '../../src/eventlog/paging.js';
+import { NO_LIMIT, newPageEnd, pageBatches, type NextPage } from '../../src/eventlog/paging.js';
 import { parseEventQuery } from '../../src/eventlog/query.js';
 import { SqliteStore } from '../../src/eventlog/sqlite/index.js';
 import { openStore, parseStoreName } from '../../src/eventlog/stores.js';
@@ -31,7 +31,7 @@ async function page(store: EventStore, params: Params) {
   const { query } = parseEventQuery(params);
   const end = newPageEnd();
   const rows: string[] = [];
-  for await (const row of pageRows(store, query, {}, end)) rows.push(key(row));
+  for await (const batch of pageBatches(store, query, {}, end)) for (const row of batch) rows.push(key(row));
   return { rows, limit: query.limit, end };
 }
 

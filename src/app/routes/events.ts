@@ -1,7 +1,7 @@
 // Event-log routes (spec document 1, "Event logs"): parse, call the engine, stream the answer.
 import { knownEventStores } from '../event-stores.js';
 import { deleteEvents, eventDestinations, queryEvents, queryLegacyEvents, type PageEnd } from '../events.js';
-import { jsonArrayResponse, jsonOk } from '../json-answer.js';
+import { jsonBatchesResponse, jsonOk } from '../json-answer.js';
 import { ORDER_FIELDS } from '../../eventlog/types.js';
 import { enumParam, flagParam, numberParam, repeatableParams, textParam, wildcardParam } from '../param-schema.js';
 import type { ParamSpec, Route } from '../types.js';
@@ -79,8 +79,8 @@ export const eventRoutes: Route[] = [
     summary: 'Query event log records',
     params: QUERY_PARAMS,
     async handler(req, engine) {
-      const { store, events, stats, page } = await queryEvents(engine, req.query, { signal: req.signal });
-      return jsonArrayResponse('events', events, {}, () => ({ ...(store.kind === 'ff' ? { malformed: stats.malformed } : {}), ...pageFields(page) }));
+      const { store, batches, stats, page } = await queryEvents(engine, req.query, { signal: req.signal });
+      return jsonBatchesResponse('events', batches, {}, () => ({ ...(store.kind === 'ff' ? { malformed: stats.malformed } : {}), ...pageFields(page) }));
     },
   },
   {
@@ -125,8 +125,8 @@ export const eventRoutes: Route[] = [
     summary: 'Legacy flat-file listing',
     params: LEGACY_PARAMS,
     async handler(req, engine) {
-      const { events, page } = await queryLegacyEvents(engine, req.query, { signal: req.signal });
-      return jsonArrayResponse('events', events, { time: Math.floor(Date.now() / 1000) }, () => pageFields(page));
+      const { batches, page } = await queryLegacyEvents(engine, req.query, { signal: req.signal });
+      return jsonBatchesResponse('events', batches, { time: Math.floor(Date.now() / 1000) }, () => pageFields(page));
     },
   },
 ];

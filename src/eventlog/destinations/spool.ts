@@ -56,11 +56,13 @@ export function openSpool(o: SpoolOptions): Spool {
     const items: DeliveryItem[] = [];
     let bytes = 0;
     try {
-      for await (const row of store.query(q, { signal, stats })) {
-        const line = JSON.stringify(row.rec);
-        items.push({ rec: row.rec, line });
-        bytes += Buffer.byteLength(line) + 1;
-        if (bytes >= limits.bytes) break;
+      read: for await (const rows of store.queryBatches(q, { signal, stats })) {
+        for (const row of rows) {
+          const line = JSON.stringify(row.rec);
+          items.push({ rec: row.rec, line });
+          bytes += Buffer.byteLength(line) + 1;
+          if (bytes >= limits.bytes) break read;
+        }
       }
     } catch (err) {
       if (isEvioError(err, 'STORE_NOT_FOUND')) return [];

@@ -9,7 +9,7 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { evioError, isEvioError } from '../../errors.js';
-import { PageCut, type PageEnd } from '../paging.js';
+import { pageBatches, type PageEnd } from '../paging.js';
 import { shapeEvent } from '../shape.js';
 import type { EventQuery, EventStore } from '../types.js';
 import { formatWriter, type ExportFormat } from './formats.js';
@@ -39,19 +39,20 @@ export function exportText(store: EventStore, query: EventQuery, opts: ExportOpt
     let n = 0;
     if (query.limit > 0) {
       const end = count.page ?? { more: false, next: null };
-      const cut = new PageCut(store.kind, query, end);
-      for await (const row of store.query(cut.asked, opts.signal ? { signal: opts.signal, summary: !query.verbose } : { summary: !query.verbose })) {
-        if (!cut.admit(row)) break;
-        const rec = shapeEvent(row, query.verbose, opts.timezone) as Record<string, unknown>;
-        // A flat file's resume position is a paging aid, not data: every store exports the same columns.
-        delete rec.offset;
-        buf += w.row(rec, n++);
-        count.records = n;
-        if (buf.length >= PIECE) {
-          yield buf;
-          buf = '';
-          opts.onProgress?.(n);
+      for await (const batch of pageBatches(store, query, opts.signal ? { signal: opts.signal, summary: !query.verbose } : { summary: !query.verbose }, end)) {
+        for (const row of batch) {
+          const rec = shapeEvent(row, query.verbose, opts.timezone) as Record<string, unknown>;
+          // A flat file's resume position is a paging aid, not data: every store exports the same columns.
+          delete rec.offset;
+          buf += w.row(rec, n++);
+          if (buf.length >= PIECE) {
+            count.records = n;
+            yield buf;
+            buf = '';
+            opts.onProgress?.(n);
+          }
         }
+        count.records = n;
       }
     }
     buf += w.tail(n);

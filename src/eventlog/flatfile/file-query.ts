@@ -15,7 +15,6 @@ import { stat as statPath } from 'node:fs/promises';
 import type { EventRow } from '../types.js';
 import { bomLength } from './bom.js';
 import { bufferSource, GzipSource, isGzipFile } from './gzip.js';
-import { buildGzipIndex, buildPlainIndex } from './index-build.js';
 import { indexFileUnchanged, indexMatches, loadIndex } from './index-load.js';
 import { choosePath } from './index-plan.js';
 import { indexScan, memberOf, scanGzipFrom } from './index-scan.js';
@@ -67,6 +66,8 @@ export async function indexFor(path: string, fh: FileHandle, st: { ino: bigint; 
     const t0 = Date.now();
     // A cache that cannot be written is no reason to fail the query: the builders return null
     // (or the index as it was) and the file is scanned.
+    // The builders (and the index writer) load only when a query builds: most read an index.
+    const { buildGzipIndex, buildPlainIndex } = await import('./index-build.js');
     const built = gz ? (ix ? ix : await buildGzipIndex(fh, st, idxPath, { signal: ctx.signal, budgetMs: ctx.budgetLeft })) : await buildPlainIndex(fh, st, ix, idxPath, { blockBytes, budgetMs: ctx.budgetLeft, signal: ctx.signal });
     ctx.budgetLeft -= Date.now() - t0;
     if (built) ix = built;
@@ -76,10 +77,10 @@ export async function indexFor(path: string, fh: FileHandle, st: { ino: bigint; 
   return ix;
 }
 
-/** Rows of one file of the answer, into the shared merge; yields what the merge lets go. */
+/** Rows of one file of the answer, into the shared merge; yields what the merge lets go, in batches. */
 /** Returns false when a recnum position was not found in this file (the next file is searched). */
 /** `view`: the part of a plain file a family snapshot reads (family-snapshot.ts); null: all of it. */
-export async function* queryFile(path: string, fh: FileHandle, live: boolean, familyMode: boolean, start: StartAt, ctx: FileQueryContext, view: FileView | null = null): AsyncGenerator<EventRow, boolean> {
+export async function* queryFile(path: string, fh: FileHandle, live: boolean, familyMode: boolean, start: StartAt, ctx: FileQueryContext, view: FileView | null = null): AsyncGenerator<EventRow[], boolean> {
   const { q, merge } = ctx;
   const st0 = await fh.stat({ bigint: true });
   const st = { ino: st0.ino, size: Number(st0.size) };

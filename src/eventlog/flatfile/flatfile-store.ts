@@ -1,6 +1,8 @@
 // The flat-file event store: an NDJSON file answered by sequential scans (scan.ts), written by
 // locked appends (append.ts) and atomic rewrites (rewrite.ts). docs/flatfile.md describes the
-// format, the locking, crash safety and memory bounds.
+// format, the locking, crash safety and memory bounds. The writers, the index upkeep and the
+// family snapshot are imported when first used: a one-shot query loads none of them
+// (BENCHMARKS.md, "Start-up steps").
 //
 // No file descriptor is kept between calls: every query opens the file (and reads the inode it
 // opened to the end, even if a delete renames a new file over the path meanwhile; a family query
@@ -16,16 +18,16 @@ import { dirname, resolve } from 'node:path';
 import { evioError, isEvioError } from '../../errors.js';
 import { DirHandle, openChecked, OPEN_READ } from '../../safe-open.js';
 import type { AppendResult, DeleteResult, EventFilter, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats } from '../types.js';
-import { appendEvents, type TailCache } from './append.js';
+import type { TailCache } from './append.js';
 import { FileLock, type HeldLock } from '../../common/file-lock.js';
-import { cleanupStaleFiles, rewriteWithout, type RewriteOptions } from './rewrite.js';
+import type { RewriteOptions } from './rewrite.js';
 import { readLastRecnum } from './tail.js';
-import { closeAll, takeFamilySnapshot, type SnapshotMember } from './family-snapshot.js';
+import type { SnapshotMember } from './family-snapshot.js';
 import { FinishMerge } from './finish-merge.js';
 import { FAMILY_BASE, queryFile, type FileQueryContext, type IndexSettings, type ReadCounters, type StartAt } from './file-query.js';
-import { IndexUpkeep } from './index-upkeep.js';
-import { dropIndex } from './index-write.js';
+import type { IndexUpkeep } from './index-upkeep.js';
 import { indexPathFor, type SkipIndex } from './skip-index.js';
+import { eachRow } from '../row-batches.js';
 
 export interface FlatFileStoreOptions {
   path: string;
@@ -118,6 +120,7 @@ export class FlatFileStore implements EventStore {
       if (q.byteOffset >= FAMILY_BASE) throw evioError('FF_NO_FAMILY_POSITION', `offset=${q.byteOffset} names a record of a family query (a rotated file's or the live file's by recnum); add family=1`);
       return { members: [{ path: this.path, live: true, gz: false, fh: null, view: null }], first: 0, start: { byte: q.byteOffset } };
     }
+    const { takeFamilySnapshot } = await import('./family-snapshot.js');
     const members = await takeFamilySnapshot(this.path, (p) => this.openForRead(p, true), signal);
     if (q.byteOffset >= FAMILY_BASE) return { members, first: 0, start: { afterRecnum: q.byteOffset - FAMILY_BASE } };
     // A byte offset is a position in the live file: the rotated files lie before it.
@@ -125,7 +128,11 @@ export class FlatFileStore implements EventStore {
     return { members, first: 0, start: { byte: 0 } };
   }
 
-  async *query(q: EventQuery, opts: QueryOptions = {}): AsyncIterable<EventRow> {
+  query(q: EventQuery, opts?: QueryOptions): AsyncIterable<EventRow> {
+    return eachRow(this.queryBatches(q, opts));
+  }
+
+  async *queryBatches(q: EventQuery, opts: QueryOptions = {}): AsyncIterable<EventRow[]> {
     this.checkOpen();
     opts.signal?.throwIfAborted();
     if (q.order !== 'recnum' || q.direction !== 'asc') {
@@ -135,11 +142,13 @@ export class FlatFileStore implements EventStore {
     try {
       yield* this.readMembers(q, opts, members, first, start);
     } finally {
-      await closeAll(members);
+      // A family's members were opened by the snapshot (those not read yet are closed here); a
+      // file queried alone is opened and closed by readMembers.
+      if (this.family) await (await import('./family-snapshot.js')).closeAll(members);
     }
   }
 
-  private async *readMembers(q: EventQuery, opts: QueryOptions, members: SnapshotMember[], first: number, start: StartAt): AsyncIterable<EventRow> {
+  private async *readMembers(q: EventQuery, opts: QueryOptions, members: SnapshotMember[], first: number, start: StartAt): AsyncIterable<EventRow[]> {
     const stats = opts.stats ?? this.stats;
     stats.malformed = 0;
     stats.bytesRead = 0;
@@ -196,7 +205,7 @@ export class FlatFileStore implements EventStore {
     merge.endOfInput();
     const out: EventRow[] = [];
     merge.drain(out);
-    for (const row of out) yield row;
+    if (out.length > 0) yield out;
   }
 
   /** Gzip members of a family are read-only (their blocks are compressed once, by rotate). */
@@ -209,13 +218,14 @@ export class FlatFileStore implements EventStore {
     this.refuseGzip();
     return this.writing(async (dir, held) => {
       await this.afterTakeover(dir, held);
+      const { appendEvents } = await import('./append.js');
       const { result, cache } = await appendEvents({ path: this.path, dir, cache: this.tail, signal: opts.signal }, events).catch((err: unknown) => {
         this.tail = null;
         throw err;
       });
       this.tail = cache;
       // The index catches up after the lock is released, on its own thread (index-upkeep.ts).
-      if (this.indexSettings.enabled) (this.upkeep ??= new IndexUpkeep(this.path, this.indexSettings.cacheDir, this.indexCache)).after(cache.size, cache.ino);
+      if (this.indexSettings.enabled) (this.upkeep ??= new (await import('./index-upkeep.js')).IndexUpkeep(this.path, this.indexSettings.cacheDir, this.indexCache)).after(cache.size, cache.ino);
       return result;
     }, opts.signal);
   }
@@ -229,13 +239,14 @@ export class FlatFileStore implements EventStore {
       this.upkeep?.reset();
       const ropts: RewriteOptions = { maxOpenAccepts: this.maxOpenAccepts, signal: opts.signal };
       if (this.readSize !== undefined) ropts.readSize = this.readSize;
+      const { rewriteWithout } = await import('./rewrite.js');
       const res = await rewriteWithout(dir, this.path, filter, ropts);
       // The rename gave the path a new inode, which the old index does not name: it is stale
       // from that instant (indexMatches). Removing it only saves the next query the check.
       if (res.deleted > 0) {
         const idx = indexPathFor(this.path, this.indexSettings.cacheDir);
         this.indexCache.delete(idx);
-        await dropIndex(idx);
+        await (await import('./index-write.js')).dropIndex(idx);
       }
       return res;
     }, opts.signal);
@@ -313,6 +324,6 @@ export class FlatFileStore implements EventStore {
 
   /** A writer that took a dead holder's lock cleans what that holder may have left. */
   private async afterTakeover(dir: DirHandle, held: HeldLock): Promise<void> {
-    if (held.tookOver) await cleanupStaleFiles(this.path, dir);
+    if (held.tookOver) await (await import('./rewrite.js')).cleanupStaleFiles(this.path, dir);
   }
 }

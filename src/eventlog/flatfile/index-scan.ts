@@ -16,6 +16,7 @@ import { lacksRecnum, parseJsonText, toStoredEvent } from './parse-line.js';
 import { blocksOfUids } from './index-uid-table.js';
 import { uniqueidHash } from './prefilter.js';
 import { readIntoSync } from './read-at.js';
+import { BATCH_ROWS } from '../row-batches.js';
 import { scanRows } from './scan.js';
 import {
   B_AE_MAX, B_AE_MIN, B_AE_OPEN, B_CEND, B_CSTART, B_END, B_F_MAX, B_F_MIN, B_LINE_FROM, B_MASK, B_REC_MAX, B_REC_MIN, B_START, B_T_MAX, B_T_MIN, BF,
@@ -125,7 +126,7 @@ export function uidHashes(q: EventQuery): Set<number> | null {
  * the index was read to its end, or the block where a damaged column slice (or an index file
  * replaced meanwhile) stopped it: the caller reads the rest of the file without the index.
  */
-export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos: number, offsetOf: OffsetOf, ctx: FileQueryContext): AsyncGenerator<EventRow, number | null> {
+export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos: number, offsetOf: OffsetOf, ctx: FileQueryContext): AsyncGenerator<EventRow[], number | null> {
   const { q, merge, stats } = ctx;
   const types = admittedTypes(q);
   const admittedByte = new Uint8Array(256);
@@ -160,7 +161,8 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
     // indexed makes the rest of the file read without the index.
     if (!(await sampleIntact(ix, fh, gz, SAMPLE_BLOCKS, firstBlockFrom(ix, pos), ctx.signal))) return firstBlockFrom(ix, pos);
     const cols = new ColumnReader(ifh, ix, wanted);
-    const out: EventRow[] = [];
+    /** Rows resolved, gathered over blocks into batches of about BATCH_ROWS (row-batches.ts). */
+    let out: EventRow[] = [];
     const lines: number[] = [];
     const isCand: boolean[] = [];
     const hits: number[] = [];
@@ -187,8 +189,10 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
       for (let f = 0; f < nMasks; f++) if (maskBits[f]![maskSlices[f]![i]!] !== 1) return false;
       return !(uids !== null && uid![i] !== UID_UNKNOWN && !uids.has(uid![i]!));
     };
-    for (let bi = 0; bi < nb; bi++) {
-      if (merge.done) return null;
+    /** The block where a damaged column slice stopped the index (null: read to its end). */
+    let stopped: number | null = null;
+    blocks: for (let bi = 0; bi < nb; bi++) {
+      if (merge.done) break;
       ctx.signal?.throwIfAborted();
       if (wanted[bi] === 0 && (q.dump || uidBlocks !== null)) continue;
       const o = bi * BF;
@@ -199,24 +203,36 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
       const needFin = !q.dump && (merge.pendingCount > 0 || cand);
       if (!cand && !needFin) continue;
       const kind = cols.get(C_KIND, bi);
-      if (!kind) return bi;
+      if (!kind) {
+        stopped = bi;
+        break blocks;
+      }
       const n = kind.length;
       let start: ColumnSlice | null = null;
       let first = 0;
       if (bStart < pos) {
         start = cols.get(C_START, bi);
-        if (!start) return bi;
+        if (!start) {
+          stopped = bi;
+          break blocks;
+        }
         while (first < n && bStart + start[first]! < pos) first++;
       }
       if (cand) {
         for (let f = 0; f < nMasks; f++) {
           const c = cols.get(masks[f]![0], bi);
-          if (!c) return bi;
+          if (!c) {
+            stopped = bi;
+            break blocks;
+          }
           maskSlices[f] = c;
         }
       }
       uid = (cand && uids !== null) || needFin ? cols.get(C_UID, bi) : null;
-      if (((cand && uids !== null) || needFin) && !uid) return bi;
+      if (((cand && uids !== null) || needFin) && !uid) {
+        stopped = bi;
+        break blocks;
+      }
       lines.length = 0;
       isCand.length = 0;
       candHashes.clear();
@@ -297,7 +313,10 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
       }
       if (lines.length === 0) continue;
       start ??= cols.get(C_START, bi);
-      if (!start) return bi;
+      if (!start) {
+        stopped = bi;
+        break blocks;
+      }
       const st = start;
       const lineStart = (i: number) => bStart + st[i]!;
       const lineEnd = (i: number) => (i + 1 < n ? bStart + st[i + 1]! : bEnd);
@@ -334,10 +353,13 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
         merge.drain(out);
         if (merge.done) break;
       }
-      for (const row of out) yield row;
-      out.length = 0;
+      if (out.length >= BATCH_ROWS || merge.done) {
+        yield out;
+        out = [];
+      }
     }
-    return null;
+    if (out.length > 0) yield out;
+    return stopped;
   } finally {
     await ifh.close();
   }
@@ -354,7 +376,7 @@ function firstBlockFrom(ix: SkipIndex, pos: number): number {
  * The rest of a gzip file of ours from block `from` on, without the index's columns: each
  * member is decompressed and scanned (its range is in the block table, checked by its CRC).
  */
-export async function* scanGzipFrom(ix: SkipIndex, fh: FileHandle, from: number, pos: number, offsetOf: OffsetOf, ctx: FileQueryContext): AsyncGenerator<EventRow> {
+export async function* scanGzipFrom(ix: SkipIndex, fh: FileHandle, from: number, pos: number, offsetOf: OffsetOf, ctx: FileQueryContext): AsyncGenerator<EventRow[]> {
   for (let bi = from; bi < ix.blocks && !ctx.merge.done; bi++) {
     const o = bi * BF;
     const data = await memberOf(ix, fh, o, ctx);

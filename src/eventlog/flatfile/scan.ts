@@ -1,7 +1,8 @@
 // The sequential scan that answers a query on a flat file: reads the file from the query's byte
 // offset through one buffer (line-reader.ts), drops lines by their bytes where it safely can
 // (prefilter.ts), parses the rest, applies the filter semantics of filter.ts and the finish merge
-// (finish-merge.ts), and yields rows in file order as soon as they are resolved.
+// (finish-merge.ts), and yields rows in file order as soon as they are resolved: the rows
+// resolved in one buffer make one batch (row-batches.ts).
 //
 // Two ways through a buffer:
 // - jump: when every wanted line must contain the pattern literal (or a hazard byte string),
@@ -65,7 +66,7 @@ const enum Step {
   NeedLineCount,
 }
 
-export async function* scanRows(source: ByteSource, q: EventQuery, opts: ScanOptions): AsyncGenerator<EventRow> {
+export async function* scanRows(source: ByteSource, q: EventQuery, opts: ScanOptions): AsyncGenerator<EventRow[]> {
   if (q.order !== 'recnum' || q.direction !== 'asc') {
     throw evioError('QUERY_ORDER_ON_FLATFILE', 'flat files are read in recnum order; order and orderdirection are refused');
   }
@@ -93,7 +94,8 @@ export async function* scanRows(source: ByteSource, q: EventQuery, opts: ScanOpt
   /** Cursors of the literal and its hazards: every candidate line holds a hit. */
   let literalCursors: NeedleCursor[] | null = null;
   const probe: PrefixProbe = { recnum: 0, etype: 0, uidHash: 0 };
-  const out: EventRow[] = [];
+  /** Rows resolved in the buffer at hand: yielded as one batch once it is handled. */
+  let out: EventRow[] = [];
   /** The line at reader.start needs its line number, and the count lags behind the buffer. */
   let needLineCount = false;
 
@@ -223,8 +225,10 @@ export async function* scanRows(source: ByteSource, q: EventQuery, opts: ScanOpt
         needLineCount = false;
       }
       const step = processBuffer();
-      for (const row of out) yield row;
-      out.length = 0;
+      if (out.length > 0) {
+        yield out;
+        out = [];
+      }
       if (step === Step.Done) return;
     }
     // End of file: a torn last line (no newline) is malformed; waiting accepts have no finish.
@@ -232,7 +236,7 @@ export async function* scanRows(source: ByteSource, q: EventQuery, opts: ScanOpt
     if (shared) return;
     merge.endOfInput();
     merge.drain(out);
-    for (const row of out) yield row;
+    if (out.length > 0) yield out;
   } finally {
     await reader.settle();
   }

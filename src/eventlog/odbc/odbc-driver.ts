@@ -164,7 +164,7 @@ export class OdbcDriver implements SqlDriver {
     }
   }
 
-  async *stream(s: SqlStatement, signal?: AbortSignal): AsyncGenerator<RawRow> {
+  async *stream(s: SqlStatement, signal?: AbortSignal): AsyncGenerator<RawRow[]> {
     const conn = await this.acquire();
     let cursor: OdbcCursor | undefined;
     let healthy = true;
@@ -181,7 +181,7 @@ export class OdbcDriver implements SqlDriver {
         } catch (err) {
           throw this.fail(err);
         }
-        for (const r of batch) yield r as RawRow;
+        if (batch.length > 0) yield batch as unknown as RawRow[];
         if (batch.length === 0 || cursor.noData) break;
         signal?.throwIfAborted();
       }

@@ -229,7 +229,7 @@ export class PostgresDriver implements SqlDriver {
     }
   }
 
-  async *stream(s: SqlStatement, signal?: AbortSignal): AsyncGenerator<RawRow> {
+  async *stream(s: SqlStatement, signal?: AbortSignal): AsyncGenerator<RawRow[]> {
     if (s.maxRows !== undefined && s.maxRows <= this.opts.fetchSize) {
       // A page no larger than one fetch: one round trip instead of BEGIN, DECLARE, FETCH and
       // COMMIT. Memory stays bounded by the LIMIT, as it is by the fetch size below.
@@ -242,10 +242,7 @@ export class PostgresDriver implements SqlDriver {
         if (!isConnectionGone((err as { cause?: unknown }).cause ?? err)) throw err;
         rows = await this.page(s);
       }
-      for (const r of rows) {
-        yield r;
-        signal?.throwIfAborted();
-      }
+      if (rows.length > 0) yield rows;
       return;
     }
     const { client, done, lastError } = await this.checkout('BEGIN READ ONLY');
@@ -265,7 +262,7 @@ export class PostgresDriver implements SqlDriver {
         } catch (err) {
           throw this.fail(lastError() ?? err, 'query');
         }
-        for (const r of rows) yield r;
+        if (rows.length > 0) yield rows;
         if (rows.length < this.opts.fetchSize) break;
         signal?.throwIfAborted();
       }

@@ -25,10 +25,10 @@ export interface SqlDriver {
   /** Small reads outside a write transaction. */
   read<T>(work: (s: SqlSession) => Promise<T>): Promise<T>;
   /**
-   * Streams a SELECT with bounded memory (a cursor, or a stepped statement). Leaving the loop
-   * early closes the cursor and gives the connection back.
+   * Streams a SELECT with bounded memory (a cursor, or a stepped statement), one batch per fetch
+   * (never empty). Leaving the loop early closes the cursor and gives the connection back.
    */
-  stream(s: SqlStatement, signal?: AbortSignal): AsyncIterable<RawRow>;
+  stream(s: SqlStatement, signal?: AbortSignal): AsyncIterable<RawRow[]>;
   close(): Promise<void>;
 }
 

@@ -178,49 +178,57 @@ export function recordByRecnumSql(p: SqlProfile, recnum: number): SqlStatement {
 }
 
 /**
- * Streams decoded rows through what SQL left undone: residual pattern filters, then paging.
- * Stops pulling (so the driver closes its cursor) as soon as the limit is reached.
+ * Streams decoded rows through what SQL left undone: residual pattern filters, then paging,
+ * one driver batch at a time (a synchronous pass per batch). Stops pulling (so the driver
+ * closes its cursor) as soon as the limit is reached.
  */
 export async function* finishRows(
-  raws: AsyncIterable<RawRow>,
+  raws: AsyncIterable<readonly RawRow[]>,
   q: EventQuery,
   plan: SelectPlan,
   stats: ScanStats,
   opts: QueryOptions = {},
   refetch?: (recnum: number) => Promise<string | null>,
-): AsyncGenerator<EventRow> {
+): AsyncGenerator<EventRow[]> {
   const paging = plan.memoryPaging;
   let toSkip = paging?.skip ?? 0;
   let left = paging?.limit ?? Number.POSITIVE_INFINITY;
   if (left <= 0) return;
-  for await (const raw of raws) {
+  const residual = plan.residual;
+  for await (const batch of raws) {
     opts.signal?.throwIfAborted();
-    let row = decodeRow(raw);
-    if (row === null && refetch) {
-      // A driver that reads rows in blocks into fixed-size buffers cuts long text (a cut JSON
-      // object is never valid JSON): read that one record again, on its own.
-      const recnum = toNumberOrNull(field(raw, 'recnum'));
-      const record = recnum === null ? null : await refetch(recnum);
-      if (record !== null) row = decodeRow({ ...raw, record });
-    }
-    if (row === null) {
-      stats.malformed++;
-      continue;
-    }
-    let keep = true;
-    for (const f of plan.residual) {
-      const v = patternValue(row, f);
-      if (v === null || !matchesAny(q.patterns[f]!, v)) {
-        keep = false;
-        break;
+    const out: EventRow[] = [];
+    for (const raw of batch) {
+      let row = decodeRow(raw);
+      if (row === null && refetch) {
+        // A driver that reads rows in blocks into fixed-size buffers cuts long text (a cut JSON
+        // object is never valid JSON): read that one record again, on its own.
+        const recnum = toNumberOrNull(field(raw, 'recnum'));
+        const record = recnum === null ? null : await refetch(recnum);
+        if (record !== null) row = decodeRow({ ...raw, record });
       }
+      if (row === null) {
+        stats.malformed++;
+        continue;
+      }
+      if (residual.length > 0 && !residualMatch(row, q, residual)) continue;
+      if (toSkip > 0) {
+        toSkip--;
+        continue;
+      }
+      out.push(row);
+      if (--left <= 0) break;
     }
-    if (!keep) continue;
-    if (toSkip > 0) {
-      toSkip--;
-      continue;
-    }
-    yield row;
-    if (--left <= 0) return;
+    if (out.length > 0) yield out;
+    if (left <= 0) return;
   }
+}
+
+/** The pattern filters SQL could not apply (SelectPlan.residual), on a decoded row. */
+function residualMatch(row: EventRow, q: EventQuery, residual: readonly PatternField[]): boolean {
+  for (const f of residual) {
+    const v = patternValue(row, f);
+    if (v === null || !matchesAny(q.patterns[f]!, v)) return false;
+  }
+  return true;
 }

@@ -11,6 +11,7 @@ import { ensureSchema } from './ensure-schema.js';
 import { EVENT_COLUMNS } from './schema.js';
 import { buildSelect, finishRows, recordByRecnumSql } from './select.js';
 import { chunks } from './statement.js';
+import { eachRow } from '../row-batches.js';
 
 export interface SqlStoreOptions {
   /** Records per append transaction. */
@@ -71,7 +72,11 @@ export abstract class SqlEventStore implements EventStore {
     return this;
   }
 
-  async *query(q: EventQuery, opts: QueryOptions = {}): AsyncGenerator<EventRow> {
+  query(q: EventQuery, opts?: QueryOptions): AsyncIterable<EventRow> {
+    return eachRow(this.queryBatches(q, opts));
+  }
+
+  async *queryBatches(q: EventQuery, opts: QueryOptions = {}): AsyncGenerator<EventRow[]> {
     const stats = opts.stats ?? this.stats;
     stats.malformed = 0;
     if (q.limit <= 0) return;
@@ -187,7 +192,7 @@ export abstract class SqlEventStore implements EventStore {
       // matching recnums by streaming the query, then delete those by recnum.
       const recnums: number[] = [];
       const all: EventQuery = { ...filter, skip: 0, byteOffset: 0, limit: Number.MAX_SAFE_INTEGER, verbose: false, order: 'recnum', direction: 'asc' };
-      for await (const row of this.query(all, opts)) recnums.push(row.rec.recnum);
+      for await (const batch of this.queryBatches(all, opts)) for (const row of batch) recnums.push(row.rec.recnum);
       if (recnums.length === 0) return { deleted: 0 };
       predicates = chunks(recnums, Math.max(1, Math.floor(p.maxParams / 4))).map(recnumPredicate);
     }

@@ -169,14 +169,14 @@ export class SqliteDriver implements SqlDriver {
     }
   }
 
-  private async *streamBatches(s: SqlStatement, batches: KeysetBatches, signal?: AbortSignal): AsyncGenerator<RawRow> {
+  private async *keysetBatches(s: SqlStatement, batches: KeysetBatches, signal?: AbortSignal): AsyncGenerator<RawRow[]> {
     const ceiling = Number(this.readAll(batches.ceiling)[0]?.last ?? 0);
     let left = s.maxRows ?? Number.POSITIVE_INFINITY;
     let after: RawRow | null = null;
     while (left > 0) {
       const rows = Math.min(this.opts.streamBatch, left);
       const batch = this.readAll(batches.next(after, rows, ceiling));
-      for (const r of batch) yield r;
+      if (batch.length > 0) yield batch;
       left -= batch.length;
       if (batch.length < rows) return;
       after = batch[batch.length - 1]!;
@@ -185,23 +185,21 @@ export class SqliteDriver implements SqlDriver {
     }
   }
 
-  async *stream(s: SqlStatement, signal?: AbortSignal): AsyncGenerator<RawRow> {
+  async *stream(s: SqlStatement, signal?: AbortSignal): AsyncGenerator<RawRow[]> {
     if (this.inMemory) {
       // The only connection is the writer: read the answer at once, between transactions.
       const rows = await this.writeLock.run(async () => this.session(this.writer).all(s));
-      for (const r of rows) yield r;
+      if (rows.length > 0) yield rows;
       return;
     }
     if (s.maxRows !== undefined && s.maxRows <= this.opts.streamBatch) {
-      // A page no larger than one batch: one all(), without an iterator round trip per row.
-      for (const r of this.readAll(s)) {
-        yield r;
-        signal?.throwIfAborted();
-      }
+      // A page no larger than one batch: one all(), one batch.
+      const rows = this.readAll(s);
+      if (rows.length > 0) yield rows;
       return;
     }
     if (s.batches) {
-      yield* this.streamBatches(s, s.batches, signal);
+      yield* this.keysetBatches(s, s.batches, signal);
       return;
     }
     // A dialect without a paging syntax (tests of other DBMS families): one stepped statement.
@@ -224,7 +222,7 @@ export class SqliteDriver implements SqlDriver {
         } catch (err) {
           throw sqliteError(err, this.opts.storeName);
         }
-        for (const r of batch) yield r;
+        if (batch.length > 0) yield batch;
         if (batch.length < this.opts.streamBatch) break;
         signal?.throwIfAborted();
         await nextTurn(); // stepping is synchronous: let the event loop breathe between batches

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { isEvioError } from '../../../src/errors.js';
 import type { ByteSource } from '../../../src/eventlog/flatfile/line-reader.js';
 import { checkByteOffset, scanRows } from '../../../src/eventlog/flatfile/scan.js';
+import { eachRow } from '../../../src/eventlog/row-batches.js';
 import { MemoryStore } from '../../../src/eventlog/memory-store.js';
 import type { EventQuery, EventRow, NewEvent, StoredEvent } from '../../../src/eventlog/types.js';
 import { foreignJson, arbMalformed, MALFORMED_LINES } from './foreign-lines.js';
@@ -65,14 +66,16 @@ async function reference(records: StoredEvent[]): Promise<MemoryStore> {
 async function scan(data: Buffer, q: EventQuery, opts: { cuts?: number[]; readSize?: number; noPrefilter?: boolean; maxOpenAccepts?: number; packAfter?: number } = {}) {
   const stats = { malformed: 0 };
   const rows = await collect(
-    scanRows(bufferSource(data, opts.cuts), q, {
-      sizeHint: data.length - q.byteOffset,
-      maxOpenAccepts: opts.maxOpenAccepts ?? 1e6,
-      stats,
-      ...(opts.readSize ? { readSize: opts.readSize } : {}),
-      ...(opts.noPrefilter ? { noPrefilter: true } : {}),
-      ...(opts.packAfter !== undefined ? { packAfter: opts.packAfter } : {}),
-    }),
+    eachRow(
+      scanRows(bufferSource(data, opts.cuts), q, {
+        sizeHint: data.length - q.byteOffset,
+        maxOpenAccepts: opts.maxOpenAccepts ?? 1e6,
+        stats,
+        ...(opts.readSize ? { readSize: opts.readSize } : {}),
+        ...(opts.noPrefilter ? { noPrefilter: true } : {}),
+        ...(opts.packAfter !== undefined ? { packAfter: opts.packAfter } : {}),
+      }),
+    ),
   );
   return { rows, stats };
 }
@@ -165,7 +168,7 @@ describe('line scanner', () => {
     const long = JSON.stringify({ recnum: 2, uniqueid: 'x', etype: 'A', time: 1, pad: 'y'.repeat(5000) });
     const data = Buffer.from(`${JSON.stringify({ recnum: 1, uniqueid: 'a', etype: 'A', time: 1 })}\n${long}\n${JSON.stringify({ recnum: 3, uniqueid: 'b', etype: 'A', time: 1 })}\n`);
     const stats = { malformed: 0 };
-    const rows = await collect(scanRows(bufferSource(data), query({ dump: true }), { maxOpenAccepts: 10, stats, readSize: 100, maxLineBytes: 1000 }));
+    const rows = await collect(eachRow(scanRows(bufferSource(data), query({ dump: true }), { maxOpenAccepts: 10, stats, readSize: 100, maxLineBytes: 1000 })));
     expect(rows.map((r) => r.rec.recnum)).toEqual([1, 3]);
     expect(stats.malformed).toBe(1);
   });
@@ -269,7 +272,7 @@ describe('finish merge in the scan', () => {
     let readTo = 0;
     const src = bufferSource(data);
     const counting: ByteSource = { read: async (b, o, l, p) => { const n = await src.read(b, o, l, p); readTo = Math.max(readTo, p + n); return n; } };
-    const rows = await collect(scanRows(counting, query({ limit: 1 }), { maxOpenAccepts: 10, stats: { malformed: 0 }, readSize: 4096 }));
+    const rows = await collect(eachRow(scanRows(counting, query({ limit: 1 }), { maxOpenAccepts: 10, stats: { malformed: 0 }, readSize: 4096 })));
     expect(rows.map((r) => r.exitstatus)).toEqual(['ok']);
     expect(readTo).toBeLessThan(data.length / 10);
   });
@@ -277,7 +280,7 @@ describe('finish merge in the scan', () => {
   it('stops at the abort signal', async () => {
     const data = lines(Array.from({ length: 2000 }, (_, i) => ({ uniqueid: `u${i}`, etype: 'R' as const, time: i })));
     const ac = new AbortController();
-    const it = scanRows(bufferSource(data), query({ dump: true }), { maxOpenAccepts: 10, stats: { malformed: 0 }, readSize: 1024, signal: ac.signal });
+    const it = eachRow(scanRows(bufferSource(data), query({ dump: true }), { maxOpenAccepts: 10, stats: { malformed: 0 }, readSize: 1024, signal: ac.signal }));
     let n = 0;
     await expect(
       (async () => {

@@ -12,6 +12,9 @@ import { SqliteStore } from '../../../src/eventlog/sqlite/index.js';
 import type { EventStore } from '../../../src/eventlog/types.js';
 import { dropPgSchemas, ODBC_PG_DSN, ODBC_SQLITE_DSN, odbcService, PG_URL, postgresService, type Service } from './services.js';
 
+/** The stores' common options, and rows per cursor fetch (pg, odbc) or per step batch (sqlite). */
+export type TestStoreOptions = SqlStoreOptions & { stream?: number };
+
 export type TestStoreName = 'sqlite' | 'pg' | 'odbc-pg' | 'odbc-sqlite';
 export const TEST_STORE_NAMES: readonly TestStoreName[] = ['sqlite', 'pg', 'odbc-pg', 'odbc-sqlite'];
 
@@ -22,8 +25,8 @@ export interface TestStoreFactory {
   params: Record<string, string>;
   /** null when the service is there; else why not and how to enable it (CI throws instead). */
   unavailable: string | null;
-  /** A fresh, empty store (schema created) of its own. */
-  make(options?: SqlStoreOptions): Promise<EventStore>;
+  /** A fresh, empty store (schema created) of its own; `stream` sets its rows per fetch or step. */
+  make(options?: TestStoreOptions): Promise<EventStore>;
   /** Closes every store made and removes their files and schemas. */
   cleanup(): Promise<void>;
 }
@@ -36,7 +39,7 @@ function factory(
   format: 'db' | 'odbc',
   params: Record<string, string>,
   service: Service,
-  create: (options: SqlStoreOptions) => { store: EventStore & { open(): Promise<unknown> }; schema?: string },
+  create: (options: SqlStoreOptions, stream: number | undefined) => { store: EventStore & { open(): Promise<unknown> }; schema?: string },
   dir: string | null,
 ): TestStoreFactory {
   const made: EventStore[] = [];
@@ -46,9 +49,9 @@ function factory(
     format,
     params,
     unavailable: service.ok ? null : service.reason,
-    async make(options = {}) {
+    async make({ stream, ...options }: TestStoreOptions = {}) {
       if (!service.ok) throw new Error(service.reason);
-      const { store, schema } = create(options);
+      const { store, schema } = create(options, stream);
       made.push(store);
       if (schema) schemas.push(schema);
       await store.open();
@@ -69,15 +72,15 @@ export async function openTestStores(only: readonly TestStoreName[] = TEST_STORE
     switch (name) {
       case 'sqlite': {
         const dir = mkdtempSync(join(tmpdir(), 'evio-sqlite-test-'));
-        out.push(factory(name, 'db', {}, { ok: true, reason: '' }, (o) => ({ store: new SqliteStore({ ...o, path: join(dir, `events-${uniq()}.sqlite`) }) }), dir));
+        out.push(factory(name, 'db', {}, { ok: true, reason: '' }, (o, stream) => ({ store: new SqliteStore({ ...o, ...(stream ? { streamBatch: stream } : {}), path: join(dir, `events-${uniq()}.sqlite`) }) }), dir));
         break;
       }
       case 'pg': {
         const svc = await postgresService();
         out.push(
-          factory(name, 'db', {}, svc, (o) => {
+          factory(name, 'db', {}, svc, (o, stream) => {
             const schema = `evio_t_${uniq()}`;
-            return { store: new PostgresStore({ ...o, connectionString: PG_URL, schema, name: `test/${schema}`, poolSize: 4 }), schema };
+            return { store: new PostgresStore({ ...o, ...(stream ? { fetchSize: stream } : {}), connectionString: PG_URL, schema, name: `test/${schema}`, poolSize: 4 }), schema };
           }, null),
         );
         break;
@@ -85,9 +88,9 @@ export async function openTestStores(only: readonly TestStoreName[] = TEST_STORE
       case 'odbc-pg': {
         const svc = await odbcService(ODBC_PG_DSN);
         out.push(
-          factory(name, 'odbc', { dsn: ODBC_PG_DSN }, svc, (o) => {
+          factory(name, 'odbc', { dsn: ODBC_PG_DSN }, svc, (o, stream) => {
             const schema = `evio_t_${uniq()}`;
-            return { store: new OdbcStore({ ...o, dsn: ODBC_PG_DSN, schema }), schema };
+            return { store: new OdbcStore({ ...o, ...(stream ? { fetchSize: stream } : {}), dsn: ODBC_PG_DSN, schema }), schema };
           }, null),
         );
         break;
@@ -96,9 +99,9 @@ export async function openTestStores(only: readonly TestStoreName[] = TEST_STORE
         const svc = await odbcService(ODBC_SQLITE_DSN);
         const dir = mkdtempSync(join(tmpdir(), 'evio-odbc-sqlite-test-'));
         out.push(
-          factory(name, 'odbc', { dsn: ODBC_SQLITE_DSN }, svc, (o) => ({
+          factory(name, 'odbc', { dsn: ODBC_SQLITE_DSN }, svc, (o, stream) => ({
             // Attributes after the DSN override its Database: one file per store.
-            store: new OdbcStore({ ...o, dsn: ODBC_SQLITE_DSN, connectionString: `DSN=${ODBC_SQLITE_DSN};Database=${join(dir, `events-${uniq()}.sqlite`)}` }),
+            store: new OdbcStore({ ...o, ...(stream ? { fetchSize: stream } : {}), dsn: ODBC_SQLITE_DSN, connectionString: `DSN=${ODBC_SQLITE_DSN};Database=${join(dir, `events-${uniq()}.sqlite`)}` }),
           }), dir),
         );
         break;

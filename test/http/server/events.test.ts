@@ -23,13 +23,14 @@ function writeLog(path: string, count: number, seed: number): void {
 /** Counts the rows the store yields for the next queries, and whether their iteration was closed. */
 function watchQueries(store: EventStore) {
   const stats = { rows: 0, closed: 0, completed: 0 };
-  const original = store.query.bind(store);
-  store.query = (q, opts) =>
-    (async function* (): AsyncGenerator<EventRow> {
+  // The batched path is what the service reads.
+  const original = store.queryBatches.bind(store);
+  store.queryBatches = (q, opts) =>
+    (async function* (): AsyncGenerator<EventRow[]> {
       try {
-        for await (const row of original(q, opts)) {
-          stats.rows++;
-          yield row;
+        for await (const batch of original(q, opts)) {
+          stats.rows += batch.length;
+          yield batch;
         }
         stats.completed++;
       } finally {
