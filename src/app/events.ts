@@ -58,9 +58,9 @@ export interface EventAnswer<T> {
   batches: AsyncIterable<T[]>;
   /** The same records one at a time (a convenience over `batches`). */
   events: AsyncIterable<T>;
-  /** This query's counters, final once `events` is exhausted. */
+  /** This query's counters, final once the answer is exhausted. */
   stats: ScanStats;
-  /** Whether `limit` cut the answer and how to continue; final once `events` is exhausted. */
+  /** Whether `limit` cut the answer and how to continue; final once the answer is exhausted. */
   page: PageEnd;
 }
 

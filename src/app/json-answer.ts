@@ -2,7 +2,7 @@
 //   {"events":[...],"status":0}
 // `status` comes last so that a failure after the first item can still be reported inside a
 // valid JSON body: {"events":[...partial],"status":1302,"error":"1302 ..."}.
-// The first item is pulled before anything is sent, so errors that happen up front (bad
+// The first item (batch) is pulled before anything is sent, so errors that happen up front (bad
 // parameters, a store that cannot be opened) still get a proper HTTP status.
 import { toEvioError } from '../errors.js';
 import type { ApiResponse } from './types.js';

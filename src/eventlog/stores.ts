@@ -255,7 +255,7 @@ export async function openStoreByName(engine: Engine, name: string): Promise<Eve
 }
 
 /** The skip-index settings of flat-file stores (docs/flatfile.md). */
-export function flatfileIndexSettings(engine: Engine): { enabled: boolean; cacheDir: string | null; budgetMs: number } {
+export function flatfileIndexSettings(engine: Engine): { enabled: boolean; cacheDir: string | null; budgetMs: number; keepColumns: boolean } {
   const s = engine.settings;
   // Indexes are bound to this installation's key (index-key.ts).
   // A home evio cannot write leaves the key it has (the fixed one at worst): indexes are then
@@ -267,7 +267,8 @@ export function flatfileIndexSettings(engine: Engine): { enabled: boolean; cache
       // Kept: see above.
     }
   }
-  return { enabled: s.flatfileIndex, cacheDir: s.flatfileIndexDir === '' ? null : s.flatfileIndexDir, budgetMs: s.flatfileIndexBuildMs };
+  // A server keeps checked index columns between queries; a one-shot command would only copy them.
+  return { enabled: s.flatfileIndex, cacheDir: s.flatfileIndexDir === '' ? null : s.flatfileIndexDir, budgetMs: s.flatfileIndexBuildMs, keepColumns: !engine.oneShot };
 }
 
 async function createStore(engine: Engine, spec: StoreSpec): Promise<EventStore> {

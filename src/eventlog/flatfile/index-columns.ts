@@ -3,13 +3,15 @@
 // columns of a segment are contiguous), and each block's slice is checked against its keyed
 // check in the block table (index-key.ts: a CRC-32 would let whoever can write the file forge
 // a slice) before it is used. A slice that fails its check is not used: the caller
-// reads the block's lines without the index (never a wrong answer from a damaged index).
+// reads the block's lines without the index (never a wrong answer from a damaged index). A
+// long-lived process keeps checked slices for its next queries (index-kept-slices.ts).
 import type { FileHandle } from 'node:fs/promises';
+import { keepSlice, keptSlice, type ColumnSlice } from './index-kept-slices.js';
 import { sliceCheck } from './index-key.js';
 import { readIntoSync } from './read-at.js';
 import { B_CRC, B_LINE_FROM, B_LINE_TO, BF, COL_WIDTH, NCOLS, segmentOf, type Segment, type SkipIndex } from './skip-index.js';
 
-export type ColumnSlice = Uint32Array | Uint16Array | Uint8Array;
+export type { ColumnSlice } from './index-kept-slices.js';
 
 /** Lines per window: 64 Ki lines are 256 KiB of the widest column. */
 const WINDOW_LINES = 1 << 16;
@@ -34,10 +36,16 @@ export class ColumnReader {
     private readonly ix: SkipIndex,
     /** Blocks the query may read: a window stops at the first block it will not. */
     private readonly wanted: Uint8Array,
+    /** Keep checked slices for later queries, and use those kept (a long-lived process). */
+    private readonly keep = false,
   ) {}
 
   /** Column `c` of block `b`, or null when its slice is damaged (or the file was cut). */
   get(c: number, b: number): ColumnSlice | null {
+    if (this.keep) {
+      const kept = keptSlice(this.ix, b, c);
+      if (kept !== undefined) return kept;
+    }
     let w: Window | null = this.windows[c]!;
     if (w === null || b < w.b0 || b >= w.b1) w = this.load(c, b);
     if (w === null) return null;
@@ -50,7 +58,8 @@ export class ColumnReader {
     if (w.checked[k] === 0) w.checked[k] = sliceCheck(new Uint8Array(w.buf, from, len), b, c) === t[o + B_CRC + c] ? 1 : 2;
     if (w.checked[k] === 2) return null;
     const n = len / width;
-    return width === 4 ? new Uint32Array(w.buf, from, n) : width === 2 ? new Uint16Array(w.buf, from, n) : new Uint8Array(w.buf, from, n);
+    const slice = width === 4 ? new Uint32Array(w.buf, from, n) : width === 2 ? new Uint16Array(w.buf, from, n) : new Uint8Array(w.buf, from, n);
+    return this.keep ? keepSlice(this.ix, b, c, slice) : slice;
   }
 
   private load(c: number, b: number): Window | null {

@@ -160,7 +160,7 @@ export async function* indexScan(ix: SkipIndex, fh: FileHandle, gz: boolean, pos
     // A few blocks re-checked against the data (index-verify.ts): one changed since it was
     // indexed makes the rest of the file read without the index.
     if (!(await sampleIntact(ix, fh, gz, SAMPLE_BLOCKS, firstBlockFrom(ix, pos), ctx.signal))) return firstBlockFrom(ix, pos);
-    const cols = new ColumnReader(ifh, ix, wanted);
+    const cols = new ColumnReader(ifh, ix, wanted, ctx.index.keepColumns === true);
     /** Rows resolved, gathered over blocks into batches of about BATCH_ROWS (row-batches.ts). */
     let out: EventRow[] = [];
     const lines: number[] = [];

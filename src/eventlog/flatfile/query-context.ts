@@ -14,6 +14,8 @@ export interface IndexSettings {
   blockBytes?: number;
   /** 'auto' (the default): the planner picks the index or a scan per file (index-plan.ts); 'index': the index whenever it is valid (tests). */
   plan?: 'auto' | 'index';
+  /** A long-lived process (the service): checked column slices are kept for later queries (index-kept-slices.ts). */
+  keepColumns?: boolean;
 }
 
 /** Bytes a query read, for the benchmarks. */
