@@ -22,12 +22,12 @@
 //   service   GET /REST/v2.0/events over loopback to `evio serve` (its own process), signed,
 //             keep-alive, body read: the page as a client sees it.
 //   CLI       `evio events query pg:NAME --submituser U -n 512` as a whole process.
-import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fmtMs, median, option, ROOT } from './lib/common.js';
+import { procCpuMs, startServe, writeKeystore } from './lib/serve.js';
 import { storeStatement } from './lib/sqlpeer.js';
 
 const PG = process.env.EVIO_BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -49,10 +49,7 @@ const pgu = new URL(PG);
 const psqlBase = ['-X', '-q', '-h', pgu.hostname, '-p', pgu.port || '5432', '-U', decodeURIComponent(pgu.username || 'postgres'), '-d', pgu.pathname.slice(1)];
 
 const work = mkdtempSync(join(tmpdir(), 'evio-bench-pgpage-'));
-const keystore = join(work, 'keystore.json');
-const key = randomBytes(32).toString('hex');
-writeFileSync(keystore, JSON.stringify({ apps: { bench: { key, scheme: 'hmac-sha256', rateLimit: 0, created: new Date().toISOString() } } }), { mode: 0o600 });
-chmodSync(keystore, 0o600);
+const { keystore, key } = writeKeystore(join(work, 'keystore.json'));
 const config = join(work, 'evio.json');
 // The request log gives the server's own time per call (arrival to the last byte written).
 const requestLog = join(work, 'requests.log');
@@ -68,9 +65,7 @@ function cpuMs(pid) {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
   }
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // USER_HZ 100
+  return procCpuMs(pid);
 }
 
 /** CPU ms per call, per measurement: what the load of other processes changes least. */
@@ -109,19 +104,6 @@ function psqlScript(script) {
   return r.stdout;
 }
 
-function startServer() {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/evio.js'), '--config', config, 'serve', '--host', '127.0.0.1', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let text = '';
-    child.stdout.on('data', (b) => {
-      text += b;
-      const m = /evio serving (https?:\/\/\S+)/.exec(text);
-      if (m) resolve({ child, base: m[1] });
-    });
-    child.on('exit', (code) => reject(new Error(`evio serve exited ${code}: ${text}`)));
-  });
-}
-
 const engine = new Engine(loadSettings({ config }));
 const tz = engine.settings.timezone;
 const { query } = parseEventQuery({ ...params, format: 'db' }, tz);
@@ -130,7 +112,7 @@ const pool = new pg.Pool({ connectionString: storeUrl, max: 1 });
 const held = new pg.Client({ connectionString: storeUrl });
 await held.connect();
 const prepared = { name: 'evio_bench_page', text: st.sql, values: st.params };
-const { child: server, base } = await startServer();
+const { child: server, url: base } = await startServe(config);
 let nonce = 0;
 const target = `/REST/v2.0/events?${new URLSearchParams(params)}`;
 

@@ -1,66 +1,14 @@
 // Workload 8: REST. Requests/s and latency percentiles of a signed 512-event page over HTTP on
 // loopback (autocannon; `evio serve` in its own process, every request signed with its own
 // nonce), against the same call through dispatch() in-process.
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fmtInt, fmtMs, fmtRss, NotAvailable, ROOT } from '../lib/common.js';
-import { evioArgv, runChild } from '../lib/evio.js';
+import { fmtInt, fmtMs, fmtRss, NotAvailable } from '../lib/common.js';
+import { runChild } from '../lib/evio.js';
+import { procCpuMs, procPeakRssKB, startServe, writeKeystore } from '../lib/serve.js';
 
 export const id = 8;
 export const title = 'REST: a signed 512-event page over HTTP';
-
-/**
- * Starts `evio serve` on a free loopback port; resolves when it prints its URL.
- * @param {string} config
- */
-function startServer(config) {
-  const argv = evioArgv(['--config', config, 'serve', '--host', '127.0.0.1', '--port', '0']);
-  const child = spawn(argv[0], argv.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`evio serve did not start in 20 s: ${out} ${err}`));
-    }, 20_000);
-    child.stdout.on('data', (b) => {
-      out += b;
-      const m = /evio serving (https?:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1] });
-      }
-    });
-    child.stderr.on('data', (b) => (err += b));
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`evio serve exited ${code}: ${err.slice(0, 2000)}`));
-    });
-  });
-}
-
-/** CPU time a process has used so far, ms (utime + stime from /proc/PID/stat). @param {number} pid */
-async function cpuMs(pid) {
-  const { readFile } = await import('node:fs/promises');
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces) start at the last ')'.
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(f[11]) + Number(f[12]);
-  return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
-}
-
-/** Peak RSS of a running process, from /proc (VmHWM). @param {number} pid */
-async function peakRssKB(pid) {
-  const { readFile } = await import('node:fs/promises');
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) : null;
-  } catch {
-    return null;
-  }
-}
 
 /** @param {import('../run.js').Ctx} ctx @returns {Promise<import('../lib/report.js').Section>} */
 export async function run(ctx) {
@@ -77,10 +25,7 @@ export async function run(ctx) {
   const cfgDir = join(ctx.dataDir, 'cfg');
   const home = join(cfgDir, 'rest-home');
   mkdirSync(home, { recursive: true });
-  const keystore = join(cfgDir, 'rest-keystore.json');
-  const key = randomBytes(32).toString('hex');
-  writeFileSync(keystore, JSON.stringify({ apps: { bench: { key, scheme: 'hmac-sha256', rateLimit: 0, created: new Date().toISOString() } } }), { mode: 0o600 });
-  chmodSync(keystore, 0o600);
+  const { keystore, key } = writeKeystore(join(cfgDir, 'rest-keystore.json'));
   const config = join(cfgDir, 'rest.json');
   writeFileSync(config, JSON.stringify({ home, eventlogdirs: [ctx.dataDir], keystore, iologdirs: [home], workers: 1 }));
   const file = relative(ctx.dataDir, ev.path);
@@ -93,7 +38,7 @@ export async function run(ctx) {
     `HTTP: \`evio serve\` (fastify, its own process) on 127.0.0.1, keystore with one app (rate limit off); autocannon in the harness process signs every request (HMAC-SHA256 over method, path, sorted query and body hash, with a fresh \`nonce\` so no two signatures repeat) — ${duration} s with 1 connection (latency), then ${duration} s with 10 connections (throughput). Client and server share the machine's 2 cores.`,
     'In-process: the same request through `dispatch(engine, request)` (the handler the server calls, without HTTP, signature or fastify), its JSON chunks streamed and counted (the first call\'s answer is parsed and checked); tinybench in a child process. autocannon reports latencies in whole milliseconds.',
   );
-  const { child, url } = /** @type {{ child: import('node:child_process').ChildProcess, url: string }} */ (await startServer(config));
+  const { child, url } = /** @type {{ child: import('node:child_process').ChildProcess, url: string }} */ (await startServe(config));
   try {
     let nonce = 0;
     const sign = () => signRequest({ method: 'GET', target, appid: 'bench', key, nonce: `${process.pid}-${++nonce}` }).target;
@@ -113,7 +58,7 @@ export async function run(ctx) {
     const ten = await load(10);
     const bad = one.non2xx + ten.non2xx + one.errors + ten.errors;
     if (bad) throw new Error(`workload 8: ${bad} failed requests (non-2xx or errors)`);
-    const rss = await peakRssKB(/** @type {number} */ (child.pid));
+    const rss = procPeakRssKB(/** @type {number} */ (child.pid));
     const inproc = await runChild('bench-calls.mjs', ['dispatch', config, 'GET', path, JSON.stringify(query), ctx.smoke ? '500' : '5000']);
     if (inproc.count !== 512) throw new Error(`workload 8: in-process answer had ${inproc.count} events`);
     const lat = (/** @type {any} */ r) => `p50 ${fmtMs(r.latency.p50)}, p99 ${fmtMs(r.latency.p99)}`;
@@ -163,7 +108,7 @@ async function requestLogCost(ctx, section, o) {
       const config = join(o.cfgDir, `rest-log-${mode}.json`);
       const requestLog = mode === 'off' ? 'off' : join(o.cfgDir, 'rest-requests.log');
       writeFileSync(config, JSON.stringify({ home: o.home, eventlogdirs: [ctx.dataDir], keystore: o.keystore, iologdirs: [o.home], workers: 1, requestLog }));
-      servers.push({ mode, ...(/** @type {{ child: import('node:child_process').ChildProcess, url: string }} */ (await startServer(config))), cpu: 0, seconds: 0, requests: 0 });
+      servers.push({ mode, ...(/** @type {{ child: import('node:child_process').ChildProcess, url: string }} */ (await startServe(config))), cpu: 0, seconds: 0, requests: 0 });
     }
     let nonce = 0;
     const sign = () => o.signRequest({ method: 'GET', target: o.target, appid: 'bench', key: o.key, nonce: `log-${process.pid}-${++nonce}` }).target;
@@ -173,12 +118,12 @@ async function requestLogCost(ctx, section, o) {
       const order = r % 2 === 0 ? servers : [...servers].reverse();
       for (const s of order) {
         const pid = /** @type {number} */ (s.child.pid);
-        const c0 = await cpuMs(pid);
+        const c0 = procCpuMs(pid);
         const t0 = process.hrtime.bigint();
         const res = await o.autocannon({ url: s.url, connections: 10, amount, requests: [{ method: 'GET', setupRequest: (/** @type {any} */ req) => ({ ...req, path: sign() }) }] });
         if (res.non2xx + res.errors) throw new Error(`workload 8: ${res.non2xx + res.errors} failed requests with the request log ${s.mode}`);
         s.seconds += Number(process.hrtime.bigint() - t0) / 1e9;
-        s.cpu += (await cpuMs(pid)) - c0;
+        s.cpu += (procCpuMs(pid)) - c0;
         s.requests += res.requests.total;
       }
     }
