@@ -23,6 +23,9 @@ export interface CopyOptions {
  * so the finish links. Re-running it adds nothing: databases skip recnums already present, a
  * flat file skips recnums not above its last one.
  */
+/** Records in the first batch a copy writes (copyBatches). */
+const FIRST_BATCH = 2000;
+
 export async function copyStore(from: EventStore, to: EventStore, opts: CopyOptions = {}): Promise<CopyProgress> {
   // A database loads in bulk (into an empty one, indexes built after the rows: bulk-load.ts),
   // in larger transactions.
@@ -30,8 +33,11 @@ export async function copyStore(from: EventStore, to: EventStore, opts: CopyOpti
   return copyBatches(from, to, opts, opts.batchSize ?? 5000);
 }
 
-async function copyBatches(from: EventStore, to: EventStore, opts: CopyOptions, batchSize: number): Promise<CopyProgress> {
+async function copyBatches(from: EventStore, to: EventStore, opts: CopyOptions, maxBatch: number): Promise<CopyProgress> {
   const p: CopyProgress = { read: 0, written: 0, skipped: 0 };
+  // The first batches are small and each is twice the last, up to maxBatch: the destination
+  // starts writing after a few thousand records are read, not after a whole batch.
+  let batchSize = Math.min(maxBatch, FIRST_BATCH);
   if (opts.onProgress) p.total = await from.lastRecnum().catch(() => null);
   let batch: NewEvent[] = [];
   // One batch is written while the next is read (the reading and the database's work overlap);
@@ -48,6 +54,7 @@ async function copyBatches(from: EventStore, to: EventStore, opts: CopyOptions, 
     if (!batch.length) return;
     const b = batch;
     batch = [];
+    batchSize = Math.min(maxBatch, batchSize * 2);
     writing = to.append(b, opts.signal ? { signal: opts.signal } : {}).then(
       (res: AppendResult) => {
         p.written += res.count;

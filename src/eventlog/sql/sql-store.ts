@@ -3,7 +3,7 @@
 // rules) is decided here and in the builders beside it, once for all three.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AppendResult, DeleteResult, EventFilter, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats, StoreKind } from '../types.js';
-import { existingRecnumsStatements, insertRowSql, insertStatements, insertValueStatements, lastRecnumSql, linkAppendBatch, linkOlderRowParams, linkOlderRowSql, linkOlderStatements, planBatch, prepareEvent, recnumsToCheck, recomputeForUniqueids, type BatchPlan } from './append-plan.js';
+import { existingRecnumsStatements, insertRowSql, insertStatements, insertValueStatements, lastRecnumSql, linkAppendBatch, linkedRowValues, linkedValues, linkOlderRowParams, linkOlderRowSql, linkOlderStatements, planBatch, prepareEvent, recnumsToCheck, recomputeForUniqueids, type BatchPlan } from './append-plan.js';
 import { deleteStatements, filterPredicate, recnumPredicate, relinkMarkedStatement } from './delete-plan.js';
 import { column, type SqlDriver, type SqlSession } from './driver.js';
 import { buildDeferredIndexes, deferIndexes } from './bulk-load.js';
@@ -31,6 +31,12 @@ export abstract class SqlEventStore implements EventStore {
   private readonly batchSize: number;
   private readonly insertRows: number;
   private readonly createSchema: boolean;
+  /**
+   * Bulk loads under way that dropped the secondary indexes (bulkLoad): their appends refresh
+   * no statistics, the build after the rows does (only the primary key and events_uniqueid are
+   * used meanwhile, and they need none).
+   */
+  private deferredLoads = 0;
 
   protected constructor(
     readonly name: string,
@@ -108,7 +114,7 @@ export abstract class SqlEventStore implements EventStore {
       }
       sizeAtAnalyze ??= plan.lastBefore;
       sinceAnalyze += plan.rows.length;
-      if (d.profile.analyzeSql && sinceAnalyze >= Math.max(10_000, sizeAtAnalyze)) {
+      if (d.profile.analyzeSql && this.deferredLoads === 0 && sinceAnalyze >= Math.max(10_000, sizeAtAnalyze)) {
         await d.read((s) => s.run({ sql: d.profile.analyzeSql!, params: [] }));
         sizeAtAnalyze += sinceAnalyze;
         sinceAnalyze = 0;
@@ -140,10 +146,14 @@ export abstract class SqlEventStore implements EventStore {
   async bulkLoad<T>(work: (load: { emptyAtStart: boolean }) => Promise<T>): Promise<T> {
     const d = await this.ready();
     const deferred = await deferIndexes(d);
+    if (deferred) this.deferredLoads++;
     try {
       return await work({ emptyAtStart: deferred });
     } finally {
-      if (deferred) await buildDeferredIndexes(d);
+      if (deferred) {
+        this.deferredLoads--;
+        await buildDeferredIndexes(d);
+      }
     }
   }
 
@@ -159,9 +169,9 @@ export abstract class SqlEventStore implements EventStore {
     const linked = linkAppendBatch(plan.rows, plan.lastBefore);
     if (linked) {
       // Only appends (a copy or load in recnum order): linked here, inserted in bulk.
-      if (s.copyIn) await s.copyIn(p.events, EVENT_COLUMNS, linked.values);
-      else if (s.runMany) await s.runMany(insertRowSql(p), linked.values);
-      else for (const st of insertValueStatements(p, linked.values, this.insertRows)) await s.run(st);
+      if (s.copyIn) await s.copyIn(p.events, EVENT_COLUMNS, linkedRowValues(linked));
+      else if (s.runMany) await s.runMany(insertRowSql(p), linkedRowValues(linked));
+      else for (const st of insertValueStatements(p, linkedValues(linked), this.insertRows)) await s.run(st);
       // Then older rows still without a finish (after the insert: the general re-link, ODBC's
       // form, reads the batch's F rows from the table).
       if (plan.lastBefore > 0 && linked.finishes.length > 0) {
