@@ -18,13 +18,14 @@ export interface CopyOptions {
   onProgress?: (p: CopyProgress) => void;
 }
 
+/** Records a copy's batch holds at least (but the last): the first write starts after these. */
+const MIN_BATCH = 2000;
+
 /**
  * Copies records between any two stores, streaming in batches, preserving recnum, uniqueid and
  * so the finish links. Re-running it adds nothing: databases skip recnums already present, a
  * flat file skips recnums not above its last one.
  */
-/** Records in the first batch a copy writes (copyBatches). */
-const FIRST_BATCH = 2000;
 
 export async function copyStore(from: EventStore, to: EventStore, opts: CopyOptions = {}): Promise<CopyProgress> {
   // A database loads in bulk (into an empty one, indexes built after the rows: bulk-load.ts),
@@ -35,9 +36,12 @@ export async function copyStore(from: EventStore, to: EventStore, opts: CopyOpti
 
 async function copyBatches(from: EventStore, to: EventStore, opts: CopyOptions, maxBatch: number): Promise<CopyProgress> {
   const p: CopyProgress = { read: 0, written: 0, skipped: 0 };
-  // The first batches are small and each is twice the last, up to maxBatch: the destination
-  // starts writing after a few thousand records are read, not after a whole batch.
-  let batchSize = Math.min(maxBatch, FIRST_BATCH);
+  // Batches follow the destination's pace: the first is written once MIN_BATCH records are
+  // read; while one is written the next grows (up to maxBatch), and once the write ends what
+  // has been read is written with the next record (or when MIN_BATCH is reached). A quick
+  // destination gets small batches, a slow one large ones, and neither waits for the other.
+  const minBatch = Math.min(maxBatch, MIN_BATCH);
+  let batchSize = minBatch;
   if (opts.onProgress) p.total = await from.lastRecnum().catch(() => null);
   let batch: NewEvent[] = [];
   // One batch is written while the next is read (the reading and the database's work overlap);
@@ -54,11 +58,12 @@ async function copyBatches(from: EventStore, to: EventStore, opts: CopyOptions, 
     if (!batch.length) return;
     const b = batch;
     batch = [];
-    batchSize = Math.min(maxBatch, batchSize * 2);
+    batchSize = maxBatch;
     writing = to.append(b, opts.signal ? { signal: opts.signal } : {}).then(
       (res: AppendResult) => {
         p.written += res.count;
         p.skipped += res.skipped;
+        batchSize = Math.max(minBatch, Math.min(maxBatch, batch.length + 1));
         opts.onProgress?.(p);
       },
       (err: unknown) => {
