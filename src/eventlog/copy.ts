@@ -1,5 +1,6 @@
 // Copying records between any two stores: every record as stored, in recnum order, in batches.
 // The engine of `evio events copy`, of `evio demo`'s database copy and of imports into stores.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { dumpQuery } from './query.js';
 import type { AppendResult, EventFilter, EventStore, NewEvent, StoredEvent } from './types.js';
 
@@ -20,6 +21,8 @@ export interface CopyOptions {
 
 /** Records a copy's batch holds at least (but the last): the first write starts after these. */
 const MIN_BATCH = 2000;
+/** While a batch is written, records read between two turns of the event loop. */
+const READ_TURN = 500;
 
 /**
  * Copies records between any two stores, streaming in batches, preserving recnum, uniqueid and
@@ -53,20 +56,32 @@ async function copyBatches(from: EventStore, to: EventStore, opts: CopyOptions, 
     writing = null;
     if (failed) throw failed.err;
   };
-  const flush = async () => {
+  let busy = false;
+  const flush = async (last = false) => {
+    if (busy && !last && batch.length < maxBatch) {
+      // The source yields its rows in microtasks, which hold back the destination's I/O
+      // callbacks (each reply of its transaction) until a whole read buffer is consumed: a
+      // turn of the event loop every READ_TURN records lets them in.
+      batchSize = Math.min(maxBatch, batch.length + READ_TURN);
+      await nextTurn();
+      return;
+    }
     await settle();
     if (!batch.length) return;
     const b = batch;
     batch = [];
-    batchSize = maxBatch;
+    batchSize = Math.min(maxBatch, READ_TURN);
+    busy = true;
     writing = to.append(b, opts.signal ? { signal: opts.signal } : {}).then(
       (res: AppendResult) => {
+        busy = false;
         p.written += res.count;
         p.skipped += res.skipped;
         batchSize = Math.max(minBatch, Math.min(maxBatch, batch.length + 1));
         opts.onProgress?.(p);
       },
       (err: unknown) => {
+        busy = false;
         failed = { err };
       },
     );
@@ -77,7 +92,7 @@ async function copyBatches(from: EventStore, to: EventStore, opts: CopyOptions, 
       p.read++;
       if (batch.length >= batchSize) await flush();
     }
-    await flush();
+    await flush(true);
   } finally {
     // A failed read still waits for the write under way (its outcome is the store's state).
     await (writing as Promise<void> | null)?.catch(() => {});

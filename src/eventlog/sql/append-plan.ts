@@ -281,29 +281,35 @@ export function linkedValues(b: LinkedBatch): unknown[][] {
   return b.rows.map((r, i) => fillColumnValues(new Array<unknown>(EVENT_COLUMNS.length), r, b.fin[i]));
 }
 
-/** The UPDATE that links one older A/K row set to a batch finish, bound as (fin, status, time, uniqueid, fin). */
+/**
+ * The UPDATE that links one older A/K row set to a batch finish, bound as (fin, status, time,
+ * uniqueid, lastBefore): the rows before the batch (the batch's own are linked already), which
+ * all lie before every finish of the batch.
+ */
 export function linkOlderRowSql(p: SqlProfile): string {
-  return `UPDATE ${p.events} SET fin_recnum = ?, merged_exitstatus = ?, merged_exittime = ? WHERE uniqueid = ? AND etype IN ('A', 'K') AND COALESCE(fin_recnum, 0) = 0 AND recnum < ?`;
+  return `UPDATE ${p.events} SET fin_recnum = ?, merged_exitstatus = ?, merged_exittime = ? WHERE uniqueid = ? AND etype IN ('A', 'K') AND COALESCE(fin_recnum, 0) = 0 AND recnum <= ?`;
 }
 
 /** linkOlderRowSql's parameters for each finish. */
-export function linkOlderRowParams(finishes: readonly BatchFinish[]): unknown[][] {
-  return finishes.map((f) => [f.recnum, f.exitstatus, f.time, f.uniqueid, f.recnum]);
+export function linkOlderRowParams(finishes: readonly BatchFinish[], lastBefore: number): unknown[][] {
+  return finishes.map((f) => [f.recnum, f.exitstatus, f.time, f.uniqueid, lastBefore]);
 }
 
 /**
- * Statements linking the table's A/K rows that have no finish yet to the batch's first F of
- * their uniqueid (every such F is after them). PostgreSQL: one UPDATE ... FROM unnest per 5000
- * finishes; other DBMSes: the general re-link, limited to rows without a finish.
+ * Statements linking the table's A/K rows that have no finish yet (those up to `lastBefore`,
+ * the last recnum before the batch: every finish of the batch is after them) to the batch's
+ * first F of their uniqueid. PostgreSQL: one UPDATE ... FROM unnest per 5000 finishes, whose
+ * recnum bound keeps the batch's own rows (linked already) out of the index scan; other
+ * DBMSes: the general re-link, limited to rows without a finish.
  */
-export function linkOlderStatements(p: SqlProfile, finishes: readonly BatchFinish[]): SqlStatement[] {
+export function linkOlderStatements(p: SqlProfile, finishes: readonly BatchFinish[], lastBefore: number): SqlStatement[] {
   if (p.arrayParams) {
     return chunks(finishes, 5000).map((c) =>
       statement(p, (b) => {
         const arrays = `unnest(${b.bind(c.map((f) => f.uniqueid))}::text[], ${b.bind(c.map((f) => f.recnum))}::bigint[], ${b.bind(c.map((f) => f.exitstatus))}::text[], ${b.bind(c.map((f) => f.time))}::float8[])`;
         return `UPDATE ${p.events} AS e SET fin_recnum = f.recnum, merged_exitstatus = f.exitstatus, merged_exittime = f.time
 FROM ${arrays} AS f(uniqueid, recnum, exitstatus, time)
-WHERE e.uniqueid = f.uniqueid AND e.etype IN ('A', 'K') AND COALESCE(e.fin_recnum, 0) = 0 AND e.recnum < f.recnum`;
+WHERE e.uniqueid = f.uniqueid AND e.etype IN ('A', 'K') AND COALESCE(e.fin_recnum, 0) = 0 AND e.recnum <= ${b.bind(lastBefore)}::bigint`;
       }),
     );
   }

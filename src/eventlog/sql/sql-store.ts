@@ -159,8 +159,19 @@ export abstract class SqlEventStore implements EventStore {
 
   private async writeBatch(d: SqlDriver, s: SqlSession, batch: NewEvent[]): Promise<BatchPlan> {
     const p = d.profile;
-    if (p.writeLockSql) await s.run({ sql: p.writeLockSql, params: [] });
-    const last = Number(column((await s.all({ sql: lastRecnumSql(p), params: [] }))[0], 'last') ?? 0);
+    // A session that loads by COPY (node-postgres) queues statements and sends each when the
+    // last is answered: independent ones are handed over together, and the batch waits for one
+    // reply instead of one per statement (replies wait for the event loop, which a copy's
+    // reading keeps busy). Other drivers run them one after the other.
+    const pipelined = s.copyIn !== undefined;
+    const lastSql = { sql: lastRecnumSql(p), params: [] };
+    let lastRows;
+    if (p.writeLockSql && pipelined) [, lastRows] = await Promise.all([s.run({ sql: p.writeLockSql, params: [] }), s.all(lastSql)]);
+    else {
+      if (p.writeLockSql) await s.run({ sql: p.writeLockSql, params: [] });
+      lastRows = await s.all(lastSql);
+    }
+    const last = Number(column(lastRows[0], 'last') ?? 0);
     const existing = new Set<number>();
     for (const st of existingRecnumsStatements(p, recnumsToCheck(batch, last))) {
       for (const r of await s.all(st)) existing.add(Number(column(r, 'recnum')));
@@ -175,8 +186,9 @@ export abstract class SqlEventStore implements EventStore {
       // Then older rows still without a finish (after the insert: the general re-link, ODBC's
       // form, reads the batch's F rows from the table).
       if (plan.lastBefore > 0 && linked.finishes.length > 0) {
-        if (s.runMany && !p.arrayParams) await s.runMany(linkOlderRowSql(p), linkOlderRowParams(linked.finishes));
-        else for (const st of linkOlderStatements(p, linked.finishes)) await s.run(st);
+        if (s.runMany && !p.arrayParams) await s.runMany(linkOlderRowSql(p), linkOlderRowParams(linked.finishes, plan.lastBefore));
+        else if (pipelined) await Promise.all(linkOlderStatements(p, linked.finishes, plan.lastBefore).map((st) => s.run(st)));
+        else for (const st of linkOlderStatements(p, linked.finishes, plan.lastBefore)) await s.run(st);
       }
       return plan;
     }
