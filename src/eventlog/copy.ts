@@ -40,9 +40,10 @@ export async function copyStore(from: EventStore, to: EventStore, opts: CopyOpti
 async function copyBatches(from: EventStore, to: EventStore, opts: CopyOptions, maxBatch: number): Promise<CopyProgress> {
   const p: CopyProgress = { read: 0, written: 0, skipped: 0 };
   // Batches follow the destination's pace: the first is written once MIN_BATCH records are
-  // read; while one is written the next grows (up to maxBatch), and once the write ends what
-  // has been read is written with the next record (or when MIN_BATCH is reached). A quick
-  // destination gets small batches, a slow one large ones, and neither waits for the other.
+  // read; while one is written the next grows (up to maxBatch), and once the write ends the
+  // next is written when it holds twice the last one, or at once when more than that was read
+  // meanwhile (a slow destination: the reading is ahead). A destination that writes in this
+  // thread (SQLite), during which nothing is read, so gets batches doubling up to maxBatch.
   const minBatch = Math.min(maxBatch, MIN_BATCH);
   let batchSize = minBatch;
   if (opts.onProgress) p.total = await from.lastRecnum().catch(() => null);
@@ -77,7 +78,7 @@ async function copyBatches(from: EventStore, to: EventStore, opts: CopyOptions, 
         busy = false;
         p.written += res.count;
         p.skipped += res.skipped;
-        batchSize = Math.max(minBatch, Math.min(maxBatch, batch.length + 1));
+        batchSize = Math.max(minBatch, Math.min(maxBatch, Math.max(batch.length + 1, 2 * b.length)));
         opts.onProgress?.(p);
       },
       (err: unknown) => {
