@@ -33,8 +33,8 @@ export abstract class SqlEventStore implements EventStore {
   private readonly createSchema: boolean;
   /**
    * Bulk loads under way that dropped the secondary indexes (bulkLoad): their appends refresh
-   * no statistics, the build after the rows does (only the primary key and events_uniqueid are
-   * used meanwhile, and they need none).
+   * the statistics of the columns the load filters on only (analyzeLoadSql); the build after
+   * the rows refreshes all.
    */
   private deferredLoads = 0;
 
@@ -114,8 +114,9 @@ export abstract class SqlEventStore implements EventStore {
       }
       sizeAtAnalyze ??= plan.lastBefore;
       sinceAnalyze += plan.rows.length;
-      if (d.profile.analyzeSql && this.deferredLoads === 0 && sinceAnalyze >= Math.max(10_000, sizeAtAnalyze)) {
-        await d.read((s) => s.run({ sql: d.profile.analyzeSql!, params: [] }));
+      const analyze = this.deferredLoads > 0 ? d.profile.analyzeLoadSql : d.profile.analyzeSql;
+      if (analyze && sinceAnalyze >= Math.max(10_000, sizeAtAnalyze)) {
+        await d.read((s) => s.run({ sql: analyze, params: [] }));
         sizeAtAnalyze += sinceAnalyze;
         sinceAnalyze = 0;
       }
