@@ -123,19 +123,35 @@ export abstract class SqlEventStore implements EventStore {
       await nextTurn(); // a long copy lets the event loop breathe between transactions
     };
     let index = 0;
-    for await (const ev of events) {
-      let prepared: NewEvent;
+    let bad: { err: unknown } | null = null;
+    /** Adds one record; true when the batch is full or the record is refused. */
+    const take = (ev: NewEvent): boolean => {
       try {
-        prepared = prepareEvent(ev, index++);
+        batch.push(prepareEvent(ev, index++));
       } catch (err) {
-        // As the reference store does: records before the bad one are written.
-        await flush();
-        throw err;
+        bad = { err };
+        return true;
       }
-      batch.push(prepared);
-      if (batch.length >= this.batchSize) await flush();
+      return batch.length >= this.batchSize;
+    };
+    // An array (a copy's batch) is taken without a turn per record: `for await` would let the
+    // copy's reading run between any two records of the batch being prepared.
+    if (Array.isArray(events)) {
+      for (const ev of events as NewEvent[]) {
+        if (!take(ev)) continue;
+        if (bad) break;
+        await flush();
+      }
+    } else {
+      for await (const ev of events) {
+        if (!take(ev)) continue;
+        if (bad) break;
+        await flush();
+      }
     }
+    // As the reference store does: records before a refused one are written.
     await flush();
+    if (bad) throw (bad as { err: unknown }).err;
     return res;
   }
 
