@@ -10,6 +10,48 @@ const STRING_FIELDS = ['uniqueid', 'submituser', 'submithost', 'runuser', 'runho
 
 /** Checks a record to append and returns it with its fields in the canonical order. */
 export function normalizeNewEvent(ev: NewEvent, index = 0): NewEvent {
+  checkNewEvent(ev, index);
+  return canonicalCopy(ev);
+}
+
+/**
+ * normalizeNewEvent's checks and result, without the copy when `ev` is already a plain object
+ * in the canonical order with no undefined field (a record read back from a store): then `ev`
+ * itself, which serialises exactly as the copy would. The caller must not change it.
+ */
+export function normalizedView(ev: NewEvent, index = 0): NewEvent {
+  checkNewEvent(ev, index);
+  return inCanonicalOrder(ev) ? ev : canonicalCopy(ev);
+}
+
+/** The keys a canonical record starts with, with and without its recnum. */
+const HEAD = ['recnum', 'uniqueid', 'etype', 'time'];
+
+function inCanonicalOrder(ev: NewEvent): boolean {
+  if (Object.getPrototypeOf(ev) !== Object.prototype) return false;
+  let i = ev.recnum === undefined ? 1 : 0;
+  for (const k in ev) {
+    if (i < HEAD.length) {
+      if (k !== HEAD[i]) return false;
+      i++;
+    } else if ((ev as unknown as Record<string, unknown>)[k] === undefined) {
+      return false;
+    }
+  }
+  return i === HEAD.length;
+}
+
+function canonicalCopy(ev: NewEvent): NewEvent {
+  // Canonical key order: recnum, uniqueid, etype, time first (the flat-file prefilter and
+  // readers of the file rely on nothing else, but a stable order keeps files diffable).
+  const { recnum, uniqueid, etype, time, ...rest } = ev;
+  const out: NewEvent = recnum === undefined ? { uniqueid, etype: etype as EType, time } : { recnum, uniqueid, etype: etype as EType, time };
+  for (const [k, v] of Object.entries(rest)) if (v !== undefined) setOwn(out, k, v);
+  return out;
+}
+
+/** The checks of a record to append (the STORE_BAD_RECORD error of the first it fails). */
+function checkNewEvent(ev: NewEvent, index: number): void {
   const where = `record ${index + 1}`;
   if (!ev || typeof ev !== 'object' || Array.isArray(ev)) throw evioError('STORE_BAD_RECORD', `${where} is not an object`);
   if (typeof ev.etype !== 'string' || !ETYPE_SET.has(ev.etype)) {
@@ -31,12 +73,6 @@ export function normalizeNewEvent(ev: NewEvent, index = 0): NewEvent {
   }
   // Stored, it could not be written (JSON.stringify recurses) nor served verbose: refused here.
   if (valueTooDeep(ev, JSON_MAX_DEPTH)) throw evioError('STORE_BAD_RECORD', `${where} nests objects or arrays deeper than ${JSON_MAX_DEPTH} levels`);
-  // Canonical key order: recnum, uniqueid, etype, time first (the flat-file prefilter and
-  // readers of the file rely on nothing else, but a stable order keeps files diffable).
-  const { recnum, uniqueid, etype, time, ...rest } = ev;
-  const out: NewEvent = recnum === undefined ? { uniqueid, etype: etype as EType, time } : { recnum, uniqueid, etype: etype as EType, time };
-  for (const [k, v] of Object.entries(rest)) if (v !== undefined) setOwn(out, k, v);
-  return out;
 }
 
 /** A stored record read back from any store: tolerant of extra keys, strict on the core ones. */

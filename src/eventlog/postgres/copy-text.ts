@@ -19,16 +19,26 @@ export function copyTextValue(v: unknown): string {
 
 /** One row as a COPY text line, newline included. */
 export function copyTextLine(row: readonly unknown[]): string {
-  let line = '';
-  for (let i = 0; i < row.length; i++) line += (i === 0 ? '' : '\t') + copyTextValue(row[i]);
-  return `${line}\n`;
+  return appendLine('', row);
 }
 
-/** The rows as chunks of about `chunkChars` characters of COPY text (few, large writes). */
-export function* copyTextChunks(rows: readonly (readonly unknown[])[], chunkChars = 256 * 1024): Generator<string> {
+/** `buf` followed by the row's COPY text line (values added one by one: no line string first). */
+function appendLine(buf: string, row: readonly unknown[]): string {
+  for (let i = 0; i < row.length; i++) {
+    if (i > 0) buf += '\t';
+    buf += copyTextValue(row[i]);
+  }
+  return `${buf}\n`;
+}
+
+/**
+ * The rows as chunks of about `chunkChars` characters of COPY text (few, large writes). Each
+ * row is used before the next is taken (the rows may be one array refilled).
+ */
+export function* copyTextChunks(rows: Iterable<readonly unknown[]>, chunkChars = 256 * 1024): Generator<string> {
   let buf = '';
   for (const r of rows) {
-    buf += copyTextLine(r);
+    buf = appendLine(buf, r);
     if (buf.length >= chunkChars) {
       yield buf;
       buf = '';

@@ -183,7 +183,7 @@ export class PostgresDriver implements SqlDriver {
           throw fail(err);
         }
       },
-      async copyIn(table: string, columns: readonly string[], rows: readonly unknown[][]) {
+      async copyIn(table: string, columns: readonly string[], rows: Iterable<readonly unknown[]>) {
         try {
           // Loaded by the bulk loads that use it, not by every command that opens the store.
           const { default: pgCopy } = await import('pg-copy-streams');

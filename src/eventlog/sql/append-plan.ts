@@ -5,7 +5,7 @@
 //   4. re-link the finish merge for the uniqueids the batch touched (recomputeFinishesSql): every
 //      A/K row's finish is the first F after it with its uniqueid, whatever order copies arrive in.
 import { evioError } from '../../errors.js';
-import { normalizeNewEvent } from '../record.js';
+import { normalizedView } from '../record.js';
 import type { NewEvent, StoredEvent } from '../types.js';
 import type { SqlProfile } from './profile.js';
 import { EVENT_COLUMNS } from './schema.js';
@@ -19,9 +19,11 @@ const NOT_STORABLE = /[\u0000\p{Cs}]/u;
  * normalizeNewEvent, plus what a database cannot store: a NUL (PostgreSQL text refuses it,
  * SQLite's GLOB stops at it) or a lone surrogate (not encodable as UTF-8: a driver would store
  * U+FFFD, and filters would then disagree with the record). Refused the same on every database.
+ * A record already in the canonical order (one read back from a store: a copy) is not copied
+ * (normalizedView); the store only reads what it returns.
  */
 export function prepareEvent(ev: NewEvent, index: number): NewEvent {
-  const out = normalizeNewEvent(ev, index);
+  const out = normalizedView(ev, index);
   for (const f of COLUMN_TEXT_FIELDS) {
     const v = out[f];
     if (typeof v === 'string' && NOT_STORABLE.test(v)) {
@@ -33,32 +35,58 @@ export function prepareEvent(ev: NewEvent, index: number): NewEvent {
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-/** The stored record (recnum first, then normalizeNewEvent's canonical order). */
+/**
+ * The stored record (recnum first, then normalizeNewEvent's canonical order): a prepared event
+ * that starts with this recnum already is that record, and is returned as is.
+ */
 export function storedRecord(ev: NewEvent, recnum: number): StoredEvent {
+  if (ev.recnum === recnum && firstKey(ev) === 'recnum') return ev as StoredEvent;
   const { recnum: _given, ...rest } = ev;
   return { recnum, ...rest } as StoredEvent;
 }
 
-/** Column values of a new row, in EVENT_COLUMNS order; A/K finish columns start empty. */
-export function eventColumnValues(rec: StoredEvent): unknown[] {
-  let json: string;
+function firstKey(o: object): string | undefined {
+  for (const k in o) return k;
+  return undefined;
+}
+
+/** The `record` column: the stored record as JSON. */
+function recordJson(rec: StoredEvent): string {
   try {
-    json = JSON.stringify(rec);
+    return JSON.stringify(rec);
   } catch (err) {
     throw evioError('STORE_BAD_RECORD', `record ${rec.recnum} cannot be stored as JSON: ${(err as Error).message}`);
   }
+}
+
+/** Column values of a new row, in EVENT_COLUMNS order; A/K finish columns start empty. */
+export function eventColumnValues(rec: StoredEvent): unknown[] {
+  return fillColumnValues(new Array<unknown>(EVENT_COLUMNS.length), rec, undefined);
+}
+
+/**
+ * Writes a row's column values into `v` (EVENT_COLUMNS order) and returns it: the finish
+ * columns from `fin` (an A/K row's finish, when known), else empty.
+ */
+function fillColumnValues(v: unknown[], rec: StoredEvent, fin: StoredEvent | undefined): unknown[] {
   const accept = rec.etype === 'A' || rec.etype === 'K';
   const exitstatus = str(rec.exitstatus);
-  return [
-    rec.recnum, rec.uniqueid, rec.etype, rec.time,
-    str(rec.submituser), str(rec.submithost), str(rec.runuser), str(rec.runhost), str(rec.runcommand),
-    exitstatus,
-    rec.etype === 'F' ? rec.time : null,
-    null,
-    accept ? null : exitstatus,
-    null,
-    json,
-  ];
+  v[0] = rec.recnum;
+  v[1] = rec.uniqueid;
+  v[2] = rec.etype;
+  v[3] = rec.time;
+  v[4] = str(rec.submituser);
+  v[5] = str(rec.submithost);
+  v[6] = str(rec.runuser);
+  v[7] = str(rec.runhost);
+  v[8] = str(rec.runcommand);
+  v[9] = exitstatus;
+  v[10] = rec.etype === 'F' ? rec.time : null;
+  v[11] = fin ? fin.recnum : null;
+  v[12] = fin ? str(fin.exitstatus) : accept ? null : exitstatus;
+  v[13] = fin ? fin.time : null;
+  v[14] = recordJson(rec);
+  return v;
 }
 
 /** Given recnums at or below `last` that may already be stored (the rest cannot be). */
@@ -207,54 +235,81 @@ export interface BatchFinish {
  * still without a finish link to the first F of their uniqueid in the batch (linkOlderStatements).
  * Null when some recnum is not above `lastBefore` (the general re-link then runs).
  */
-export function linkAppendBatch(rows: readonly StoredEvent[], lastBefore: number): { values: unknown[][]; finishes: BatchFinish[] } | null {
-  for (const r of rows) if (r.recnum <= lastBefore) return null;
-  const values = rows.map(eventColumnValues);
-  // Walk backwards: the F rows seen so far are those after the current row.
-  const order = rows.map((_, i) => i).sort((a, b) => rows[a]!.recnum - rows[b]!.recnum);
-  const nextF = new Map<string, number>();
-  for (let k = order.length - 1; k >= 0; k--) {
-    const i = order[k]!;
-    const r = rows[i]!;
-    if (r.etype === 'F') nextF.set(r.uniqueid, i);
-    else if (r.etype === 'A' || r.etype === 'K') {
-      const f = nextF.get(r.uniqueid);
-      if (f !== undefined) {
-        const fin = rows[f]!;
-        const v = values[i]!;
-        v[11] = fin.recnum;
-        v[12] = str(fin.exitstatus);
-        v[13] = fin.time;
-      }
-    }
+export function linkAppendBatch(rows: readonly StoredEvent[], lastBefore: number): LinkedBatch | null {
+  let sorted = true;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!.recnum;
+    if (r <= lastBefore) return null;
+    if (i > 0 && r < rows[i - 1]!.recnum) sorted = false;
   }
-  const finishes: BatchFinish[] = [...nextF.entries()].map(([uniqueid, i]) => ({ uniqueid, recnum: rows[i]!.recnum, exitstatus: str(rows[i]!.exitstatus), time: rows[i]!.time }));
-  return { values, finishes };
+  // Walk backwards in recnum order: the F rows seen so far are those after the current row.
+  const order = sorted ? null : rows.map((_, i) => i).sort((a, b) => rows[a]!.recnum - rows[b]!.recnum);
+  const fin = new Array<StoredEvent | undefined>(rows.length);
+  const nextF = new Map<string, StoredEvent>();
+  for (let k = rows.length - 1; k >= 0; k--) {
+    const i = order ? order[k]! : k;
+    const r = rows[i]!;
+    if (r.etype === 'F') nextF.set(r.uniqueid, r);
+    else if (r.etype === 'A' || r.etype === 'K') fin[i] = nextF.get(r.uniqueid);
+  }
+  const finishes: BatchFinish[] = [];
+  for (const [uniqueid, f] of nextF) finishes.push({ uniqueid, recnum: f.recnum, exitstatus: str(f.exitstatus), time: f.time });
+  return { rows, fin, finishes };
 }
 
-/** The UPDATE that links one older A/K row set to a batch finish, bound as (fin, status, time, uniqueid, fin). */
-export function linkOlderRowSql(p: SqlProfile): string {
-  return `UPDATE ${p.events} SET fin_recnum = ?, merged_exitstatus = ?, merged_exittime = ? WHERE uniqueid = ? AND etype IN ('A', 'K') AND COALESCE(fin_recnum, 0) = 0 AND recnum < ?`;
-}
-
-/** linkOlderRowSql's parameters for each finish. */
-export function linkOlderRowParams(finishes: readonly BatchFinish[]): unknown[][] {
-  return finishes.map((f) => [f.recnum, f.exitstatus, f.time, f.uniqueid, f.recnum]);
+/** A batch linked in memory (linkAppendBatch). */
+export interface LinkedBatch {
+  rows: readonly StoredEvent[];
+  /** Each A/K row's finish in the batch (by row index); undefined when it has none there. */
+  fin: ReadonlyArray<StoredEvent | undefined>;
+  /** The first F of each uniqueid in the batch, for older rows without a finish. */
+  finishes: BatchFinish[];
 }
 
 /**
- * Statements linking the table's A/K rows that have no finish yet to the batch's first F of
- * their uniqueid (every such F is after them). PostgreSQL: one UPDATE ... FROM unnest per 5000
- * finishes; other DBMSes: the general re-link, limited to rows without a finish.
+ * The batch's column values, row by row (EVENT_COLUMNS order, finish columns linked), in ONE
+ * array refilled for each row: a consumer uses each row before it asks for the next (a COPY
+ * text line, a prepared statement's run), so a load allocates no array per row.
  */
-export function linkOlderStatements(p: SqlProfile, finishes: readonly BatchFinish[]): SqlStatement[] {
+export function* linkedRowValues(b: LinkedBatch): Generator<readonly unknown[]> {
+  const v = new Array<unknown>(EVENT_COLUMNS.length);
+  for (let i = 0; i < b.rows.length; i++) yield fillColumnValues(v, b.rows[i]!, b.fin[i]);
+}
+
+/** The batch's column values as arrays of their own (the multi-row INSERT form). */
+export function linkedValues(b: LinkedBatch): unknown[][] {
+  return b.rows.map((r, i) => fillColumnValues(new Array<unknown>(EVENT_COLUMNS.length), r, b.fin[i]));
+}
+
+/**
+ * The UPDATE that links one older A/K row set to a batch finish, bound as (fin, status, time,
+ * uniqueid, lastBefore): the rows before the batch (the batch's own are linked already), which
+ * all lie before every finish of the batch.
+ */
+export function linkOlderRowSql(p: SqlProfile): string {
+  return `UPDATE ${p.events} SET fin_recnum = ?, merged_exitstatus = ?, merged_exittime = ? WHERE uniqueid = ? AND etype IN ('A', 'K') AND COALESCE(fin_recnum, 0) = 0 AND recnum <= ?`;
+}
+
+/** linkOlderRowSql's parameters for each finish. */
+export function linkOlderRowParams(finishes: readonly BatchFinish[], lastBefore: number): unknown[][] {
+  return finishes.map((f) => [f.recnum, f.exitstatus, f.time, f.uniqueid, lastBefore]);
+}
+
+/**
+ * Statements linking the table's A/K rows that have no finish yet (those up to `lastBefore`,
+ * the last recnum before the batch: every finish of the batch is after them) to the batch's
+ * first F of their uniqueid. PostgreSQL: one UPDATE ... FROM unnest per 5000 finishes, whose
+ * recnum bound keeps the batch's own rows (linked already) out of the index scan; other
+ * DBMSes: the general re-link, limited to rows without a finish.
+ */
+export function linkOlderStatements(p: SqlProfile, finishes: readonly BatchFinish[], lastBefore: number): SqlStatement[] {
   if (p.arrayParams) {
     return chunks(finishes, 5000).map((c) =>
       statement(p, (b) => {
         const arrays = `unnest(${b.bind(c.map((f) => f.uniqueid))}::text[], ${b.bind(c.map((f) => f.recnum))}::bigint[], ${b.bind(c.map((f) => f.exitstatus))}::text[], ${b.bind(c.map((f) => f.time))}::float8[])`;
         return `UPDATE ${p.events} AS e SET fin_recnum = f.recnum, merged_exitstatus = f.exitstatus, merged_exittime = f.time
 FROM ${arrays} AS f(uniqueid, recnum, exitstatus, time)
-WHERE e.uniqueid = f.uniqueid AND e.etype IN ('A', 'K') AND COALESCE(e.fin_recnum, 0) = 0 AND e.recnum < f.recnum`;
+WHERE e.uniqueid = f.uniqueid AND e.etype IN ('A', 'K') AND COALESCE(e.fin_recnum, 0) = 0 AND e.recnum <= ${b.bind(lastBefore)}::bigint`;
       }),
     );
   }
@@ -264,7 +319,7 @@ WHERE e.uniqueid = f.uniqueid AND e.etype IN ('A', 'K') AND COALESCE(e.fin_recnu
 }
 
 /** Multi-row INSERTs of prepared column values (insertStatements' fallback form). */
-export function insertValueStatements(p: SqlProfile, values: readonly unknown[][], maxRows = 500): SqlStatement[] {
+export function insertValueStatements(p: SqlProfile, values: readonly (readonly unknown[])[], maxRows = 500): SqlStatement[] {
   const size = Math.max(1, Math.min(maxRows, Math.floor(p.maxParams / EVENT_COLUMNS.length)));
   return chunks(values, size).map((c) =>
     statement(p, (b) => `INSERT INTO ${p.events} (${EVENT_COLUMNS.join(', ')}) VALUES ${c.map((v) => `(${v.map((x) => b.bind(x)).join(', ')})`).join(', ')}`),

@@ -37,18 +37,38 @@ export async function deferIndexes(d: SqlDriver): Promise<boolean> {
 }
 
 /**
- * Builds every missing secondary index and clears the marker, in one transaction (PostgreSQL:
- * without the statement timeout, with more sort memory, statistics refreshed after).
+ * PostgreSQL sessions building indexes at once: CREATE INDEX takes a SHARE lock on the table,
+ * which does not conflict with itself, and each build is mostly one CPU's sort.
+ */
+export const PG_INDEX_BUILDERS = 2;
+
+/**
+ * Builds every missing secondary index, then clears the marker (statistics refreshed after).
+ * SQLite: all in one transaction. PostgreSQL: PG_INDEX_BUILDERS transactions take the indexes
+ * from one queue (without the statement timeout, with more sort memory each), and the marker
+ * is cleared once all have committed; a build killed half way leaves the marker, and the next
+ * open builds what is still missing (CREATE INDEX IF NOT EXISTS).
  */
 export async function buildDeferredIndexes(d: SqlDriver): Promise<void> {
   const p = d.profile;
-  await d.transaction(async (s) => {
-    if (p.flavor === 'pg') {
-      await s.run(plain('SET LOCAL statement_timeout = 0'));
-      await s.run(plain("SET LOCAL maintenance_work_mem = '256MB'"));
-    }
-    for (const sql of secondaryIndexSql(p)) await s.run(plain(sql));
-    for (const st of markerStatements(p, false)) await s.run(st);
-  });
+  if (p.flavor === 'pg') {
+    const queue = secondaryIndexSql(p);
+    const builder = () =>
+      d.transaction(async (s) => {
+        await s.run(plain('SET LOCAL statement_timeout = 0'));
+        await s.run(plain("SET LOCAL maintenance_work_mem = '256MB'"));
+        for (let sql = queue.shift(); sql !== undefined; sql = queue.shift()) await s.run(plain(sql));
+      });
+    const built = await Promise.allSettled(Array.from({ length: PG_INDEX_BUILDERS }, builder));
+    for (const r of built) if (r.status === 'rejected') throw r.reason;
+    await d.transaction(async (s) => {
+      for (const st of markerStatements(p, false)) await s.run(st);
+    });
+  } else {
+    await d.transaction(async (s) => {
+      for (const sql of secondaryIndexSql(p)) await s.run(plain(sql));
+      for (const st of markerStatements(p, false)) await s.run(st);
+    });
+  }
   if (p.analyzeSql) await d.read((s) => s.run(plain(p.analyzeSql!)));
 }

@@ -13,9 +13,10 @@ export interface SqlSession {
   /**
    * Bulk loads (optional). runMany: one statement (`?` placeholders) prepared once and run for
    * each parameter row (SQLite). copyIn: rows streamed into a table by COPY (PostgreSQL).
+   * Both use each row before taking the next: a caller may hand the same array refilled.
    */
-  runMany?(sql: string, rows: readonly unknown[][]): Promise<void>;
-  copyIn?(table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void>;
+  runMany?(sql: string, rows: Iterable<readonly unknown[]>): Promise<void>;
+  copyIn?(table: string, columns: readonly string[], rows: Iterable<readonly unknown[]>): Promise<void>;
 }
 
 export interface SqlDriver {

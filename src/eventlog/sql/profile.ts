@@ -31,6 +31,12 @@ export interface SqlProfile {
   readonly writeLockSql: string | null;
   /** Refreshes the planner's statistics during a bulk load, or null (SQLite plans well without). */
   readonly analyzeSql: string | null;
+  /**
+   * The same for the columns a load's own statements filter on (recnum, uniqueid, etype,
+   * fin_recnum), for a load whose secondary indexes are dropped: without statistics the planner
+   * links finishes by scanning the whole table per batch instead of by events_uniqueid.
+   */
+  readonly analyzeLoadSql: string | null;
   /** evio creates its schema on this DBMS (others need docs/databases.md's DDL by hand). */
   readonly ownsDdl: boolean;
   /** Qualified table names. */
@@ -76,6 +82,7 @@ export function sqlProfile(flavor: SqlFlavor, opts: ProfileOptions): SqlProfile 
     likeBrackets: false,
     writeLockSql: null,
     analyzeSql: null,
+    analyzeLoadSql: null,
     ownsDdl: false,
     maxParams: opts.driver === 'odbc' ? 900 : 30000,
   };
@@ -94,6 +101,7 @@ export function sqlProfile(flavor: SqlFlavor, opts: ProfileOptions): SqlProfile 
         // Conflicts with itself and with every write, not with reads (ACCESS SHARE).
         writeLockSql: `LOCK TABLE ${events} IN SHARE ROW EXCLUSIVE MODE`,
         analyzeSql: `ANALYZE ${events}`,
+        analyzeLoadSql: `ANALYZE ${events} (recnum, uniqueid, etype, fin_recnum)`,
       };
     case 'mssql':
       return { ...base, wildcard: 'like', paging: 'offset-fetch', nulls: 'smallest', likeBrackets: true };

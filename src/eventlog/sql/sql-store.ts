@@ -3,7 +3,7 @@
 // rules) is decided here and in the builders beside it, once for all three.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AppendResult, DeleteResult, EventFilter, EventQuery, EventRow, EventStore, NewEvent, QueryOptions, ScanStats, StoreKind } from '../types.js';
-import { existingRecnumsStatements, insertRowSql, insertStatements, insertValueStatements, lastRecnumSql, linkAppendBatch, linkOlderRowParams, linkOlderRowSql, linkOlderStatements, planBatch, prepareEvent, recnumsToCheck, recomputeForUniqueids, type BatchPlan } from './append-plan.js';
+import { existingRecnumsStatements, insertRowSql, insertStatements, insertValueStatements, lastRecnumSql, linkAppendBatch, linkedRowValues, linkedValues, linkOlderRowParams, linkOlderRowSql, linkOlderStatements, planBatch, prepareEvent, recnumsToCheck, recomputeForUniqueids, type BatchPlan } from './append-plan.js';
 import { deleteStatements, filterPredicate, recnumPredicate, relinkMarkedStatement } from './delete-plan.js';
 import { column, type SqlDriver, type SqlSession } from './driver.js';
 import { buildDeferredIndexes, deferIndexes } from './bulk-load.js';
@@ -32,6 +32,12 @@ export abstract class SqlEventStore implements EventStore {
   private readonly batchSize: number;
   private readonly insertRows: number;
   private readonly createSchema: boolean;
+  /**
+   * Bulk loads under way that dropped the secondary indexes (bulkLoad): their appends refresh
+   * the statistics of the columns the load filters on only (analyzeLoadSql); the build after
+   * the rows refreshes all.
+   */
+  private deferredLoads = 0;
 
   protected constructor(
     readonly name: string,
@@ -113,27 +119,44 @@ export abstract class SqlEventStore implements EventStore {
       }
       sizeAtAnalyze ??= plan.lastBefore;
       sinceAnalyze += plan.rows.length;
-      if (d.profile.analyzeSql && sinceAnalyze >= Math.max(10_000, sizeAtAnalyze)) {
-        await d.read((s) => s.run({ sql: d.profile.analyzeSql!, params: [] }));
+      const analyze = this.deferredLoads > 0 ? d.profile.analyzeLoadSql : d.profile.analyzeSql;
+      if (analyze && sinceAnalyze >= Math.max(10_000, sizeAtAnalyze)) {
+        await d.read((s) => s.run({ sql: analyze, params: [] }));
         sizeAtAnalyze += sinceAnalyze;
         sinceAnalyze = 0;
       }
       await nextTurn(); // a long copy lets the event loop breathe between transactions
     };
     let index = 0;
-    for await (const ev of events) {
-      let prepared: NewEvent;
+    let bad: { err: unknown } | null = null;
+    /** Adds one record; true when the batch is full or the record is refused. */
+    const take = (ev: NewEvent): boolean => {
       try {
-        prepared = prepareEvent(ev, index++);
+        batch.push(prepareEvent(ev, index++));
       } catch (err) {
-        // As the reference store does: records before the bad one are written.
-        await flush();
-        throw err;
+        bad = { err };
+        return true;
       }
-      batch.push(prepared);
-      if (batch.length >= this.batchSize) await flush();
+      return batch.length >= this.batchSize;
+    };
+    // An array (a copy's batch) is taken without a turn per record: `for await` would let the
+    // copy's reading run between any two records of the batch being prepared.
+    if (Array.isArray(events)) {
+      for (const ev of events as NewEvent[]) {
+        if (!take(ev)) continue;
+        if (bad) break;
+        await flush();
+      }
+    } else {
+      for await (const ev of events) {
+        if (!take(ev)) continue;
+        if (bad) break;
+        await flush();
+      }
     }
+    // As the reference store does: records before a refused one are written.
     await flush();
+    if (bad) throw (bad as { err: unknown }).err;
     return res;
   }
 
@@ -145,17 +168,32 @@ export abstract class SqlEventStore implements EventStore {
   async bulkLoad<T>(work: (load: { emptyAtStart: boolean }) => Promise<T>): Promise<T> {
     const d = await this.ready();
     const deferred = await deferIndexes(d);
+    if (deferred) this.deferredLoads++;
     try {
       return await work({ emptyAtStart: deferred });
     } finally {
-      if (deferred) await buildDeferredIndexes(d);
+      if (deferred) {
+        this.deferredLoads--;
+        await buildDeferredIndexes(d);
+      }
     }
   }
 
   private async writeBatch(d: SqlDriver, s: SqlSession, batch: NewEvent[]): Promise<BatchPlan> {
     const p = d.profile;
-    if (p.writeLockSql) await s.run({ sql: p.writeLockSql, params: [] });
-    const last = Number(column((await s.all({ sql: lastRecnumSql(p), params: [] }))[0], 'last') ?? 0);
+    // A session that loads by COPY (node-postgres) queues statements and sends each when the
+    // last is answered: independent ones are handed over together, and the batch waits for one
+    // reply instead of one per statement (replies wait for the event loop, which a copy's
+    // reading keeps busy). Other drivers run them one after the other.
+    const pipelined = s.copyIn !== undefined;
+    const lastSql = { sql: lastRecnumSql(p), params: [] };
+    let lastRows;
+    if (p.writeLockSql && pipelined) [, lastRows] = await Promise.all([s.run({ sql: p.writeLockSql, params: [] }), s.all(lastSql)]);
+    else {
+      if (p.writeLockSql) await s.run({ sql: p.writeLockSql, params: [] });
+      lastRows = await s.all(lastSql);
+    }
+    const last = Number(column(lastRows[0], 'last') ?? 0);
     const existing = new Set<number>();
     for (const st of existingRecnumsStatements(p, recnumsToCheck(batch, last))) {
       for (const r of await s.all(st)) existing.add(Number(column(r, 'recnum')));
@@ -164,14 +202,15 @@ export abstract class SqlEventStore implements EventStore {
     const linked = linkAppendBatch(plan.rows, plan.lastBefore);
     if (linked) {
       // Only appends (a copy or load in recnum order): linked here, inserted in bulk.
-      if (s.copyIn) await s.copyIn(p.events, EVENT_COLUMNS, linked.values);
-      else if (s.runMany) await s.runMany(insertRowSql(p), linked.values);
-      else for (const st of insertValueStatements(p, linked.values, this.insertRows)) await s.run(st);
+      if (s.copyIn) await s.copyIn(p.events, EVENT_COLUMNS, linkedRowValues(linked));
+      else if (s.runMany) await s.runMany(insertRowSql(p), linkedRowValues(linked));
+      else for (const st of insertValueStatements(p, linkedValues(linked), this.insertRows)) await s.run(st);
       // Then older rows still without a finish (after the insert: the general re-link, ODBC's
       // form, reads the batch's F rows from the table).
       if (plan.lastBefore > 0 && linked.finishes.length > 0) {
-        if (s.runMany && !p.arrayParams) await s.runMany(linkOlderRowSql(p), linkOlderRowParams(linked.finishes));
-        else for (const st of linkOlderStatements(p, linked.finishes)) await s.run(st);
+        if (s.runMany && !p.arrayParams) await s.runMany(linkOlderRowSql(p), linkOlderRowParams(linked.finishes, plan.lastBefore));
+        else if (pipelined) await Promise.all(linkOlderStatements(p, linked.finishes, plan.lastBefore).map((st) => s.run(st)));
+        else for (const st of linkOlderStatements(p, linked.finishes, plan.lastBefore)) await s.run(st);
       }
       return plan;
     }

@@ -93,7 +93,7 @@ export class SqliteDriver implements SqlDriver {
           throw sqliteError(err, name);
         }
       },
-      async runMany(sql: string, rows: readonly unknown[][]) {
+      async runMany(sql: string, rows: Iterable<readonly unknown[]>) {
         try {
           const st = c.cache.get(sql);
           for (const r of rows) st.run(...r);

@@ -4,7 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isEvioError } from '../../../src/errors.js';
-import { planBatch, prepareEvent, recnumsToCheck } from '../../../src/eventlog/sql/append-plan.js';
+import { eventColumnValues, linkAppendBatch, linkedRowValues, linkedValues, planBatch, prepareEvent, recnumsToCheck } from '../../../src/eventlog/sql/append-plan.js';
+import { normalizeNewEvent } from '../../../src/eventlog/record.js';
 import { deleteStatements, filterPredicate } from '../../../src/eventlog/sql/delete-plan.js';
 import { sqlProfile, type SqlFlavor } from '../../../src/eventlog/sql/profile.js';
 import { decideSchema, SCHEMA_VERSION } from '../../../src/eventlog/sql/schema.js';
@@ -108,6 +109,60 @@ describe('recnums on append (planBatch)', () => {
       expect((err as Error).message).toMatch(/^1203 record 5: runcommand /);
     }
     expect(prepareEvent({ uniqueid: '😀', etype: 'A', time: 1, runargv: ['a\u0000b'] }, 0).uniqueid).toBe('😀');
+  });
+});
+
+describe('records stored without a copy (bulk loads)', () => {
+  const json = (v: unknown) => JSON.stringify(v);
+  it('keeps a record in canonical order as it is, and stores exactly what the copy would', () => {
+    const canonical = { recnum: 7, uniqueid: 'u', etype: 'A', time: 1.5, submituser: 'x', runargv: ['a', 'b'], ['__proto__']: 1 } as unknown as NewEvent;
+    Object.defineProperty(canonical, '__proto__', { value: 1, enumerable: true, writable: true, configurable: true });
+    const others: unknown[] = [
+      { uniqueid: 'u', recnum: 7, etype: 'A', time: 1.5 }, // recnum not first
+      { recnum: 7, uniqueid: 'u', etype: 'A', time: 1.5, cwd: undefined }, // an undefined field
+      { 2: 'n', recnum: 7, uniqueid: 'u', etype: 'A', time: 1.5 }, // an integer key goes first
+      Object.assign(Object.create({ inherited: 1 }), { recnum: 7, uniqueid: 'u', etype: 'A', time: 1.5 }),
+    ];
+    const prepared = prepareEvent(canonical, 0);
+    expect(prepared).toBe(canonical);
+    expect(json(prepared)).toBe(json(normalizeNewEvent(canonical)));
+    expect(planBatch([prepared], 6, new Set()).rows[0]).toBe(canonical);
+    for (const ev of others) {
+      const p = prepareEvent(ev as NewEvent, 0);
+      expect(p).not.toBe(ev);
+      expect(json(p)).toBe(json(normalizeNewEvent(ev as NewEvent)));
+    }
+    // Without a recnum: kept as it is when prepared, stored as a copy with its new recnum first.
+    const fresh = { uniqueid: 'u', etype: 'F', time: 2, exitstatus: '0' } as NewEvent;
+    expect(prepareEvent(fresh, 0)).toBe(fresh);
+    const [stored] = planBatch([prepareEvent(fresh, 0)], 6, new Set()).rows;
+    expect(json(stored)).toBe('{"recnum":7,"uniqueid":"u","etype":"F","time":2,"exitstatus":"0"}');
+    expect(fresh).not.toHaveProperty('recnum');
+  });
+
+  it('still refuses what normalizeNewEvent refuses', () => {
+    for (const bad of [{ recnum: 1, uniqueid: 'u', etype: 'X', time: 1 }, { recnum: 1, uniqueid: 'u', etype: 'A', time: -1 }, { recnum: 1, uniqueid: 'u', etype: 'A', time: 1, runargv: [1] }]) {
+      expect(() => prepareEvent(bad as unknown as NewEvent, 0)).toThrow();
+    }
+  });
+
+  it('gives the linked column values row by row (one array refilled) as the arrays would be', () => {
+    const evs = [
+      { recnum: 11, uniqueid: 'a', etype: 'A', time: 1 },
+      { recnum: 12, uniqueid: 'b', etype: 'K', time: 2 },
+      { recnum: 13, uniqueid: 'a', etype: 'F', time: 3, exitstatus: '1' },
+      { recnum: 14, uniqueid: 'c', etype: 'R', time: 4, exitstatus: '2' },
+    ] as NewEvent[];
+    const plan = planBatch(evs.map((e, i) => prepareEvent(e, i)), 10, new Set());
+    const linked = linkAppendBatch(plan.rows, 10)!;
+    const arrays = linkedValues(linked);
+    expect([...linkedRowValues(linked)].length).toBe(4);
+    expect(Array.from(linkedRowValues(linked), (v) => [...v])).toEqual(arrays);
+    expect(arrays[0]!.slice(11, 14)).toEqual([13, '1', 3]);
+    expect(arrays[1]).toEqual(eventColumnValues(plan.rows[1]!));
+    expect(arrays[3]![12]).toBe('2');
+    expect(linked.finishes).toEqual([{ uniqueid: 'a', recnum: 13, exitstatus: '1', time: 3 }]);
+    expect(linkAppendBatch(plan.rows, 11)).toBeNull();
   });
 });
 
