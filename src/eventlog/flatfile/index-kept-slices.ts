@@ -14,10 +14,17 @@ export const KEPT_BUDGET_BYTES = 64 << 20;
 
 let budget = KEPT_BUDGET_BYTES;
 let keptBytes = 0;
-/** Indexes in the order they were last used (the first is evicted first); each: slices by block and column. */
-const kept = new Map<SkipIndex, { slices: Map<number, ColumnSlice>; bytes: number }>();
+/** Uses so far: an index's last use orders the eviction. */
+let clock = 0;
+interface Kept {
+  /** Slices by block and column. */
+  slices: Map<number, ColumnSlice>;
+  bytes: number;
+  lastUsed: number;
+}
+const kept = new Map<SkipIndex, Kept>();
 
-/** Hits and misses since the process started (tests, metrics). */
+/** Slices answered from memory and slices kept, since the process started (tests, metrics). */
 export const keptSliceStats = { hits: 0, kept: 0 };
 
 const keyOf = (b: number, c: number) => b * NCOLS + c;
@@ -25,36 +32,49 @@ const keyOf = (b: number, c: number) => b * NCOLS + c;
 /** The kept slice of column `c` of block `b`, if any. */
 export function keptSlice(ix: SkipIndex, b: number, c: number): ColumnSlice | undefined {
   const entry = kept.get(ix);
-  const s = entry?.slices.get(keyOf(b, c));
-  if (s !== undefined) keptSliceStats.hits++;
+  if (entry === undefined) return undefined;
+  const s = entry.slices.get(keyOf(b, c));
+  if (s !== undefined) {
+    keptSliceStats.hits++;
+    entry.lastUsed = ++clock;
+  }
   return s;
 }
 
 /** Keeps a copy of a checked slice; the least recently used indexes' slices go to stay within the budget. */
 export function keepSlice(ix: SkipIndex, b: number, c: number, checked: ColumnSlice): ColumnSlice {
   const bytes = checked.byteLength;
-  let entry = kept.get(ix);
-  if (entry === undefined) {
-    entry = { slices: new Map(), bytes: 0 };
-    kept.set(ix, entry);
-  } else {
-    // Most recently used last.
-    kept.delete(ix);
-    kept.set(ix, entry);
-  }
-  for (const [other, e] of kept) {
-    if (keptBytes + bytes <= budget || other === ix) break;
-    kept.delete(other);
-    keptBytes -= e.bytes;
-  }
+  while (keptBytes + bytes > budget && evictOtherThan(ix));
   // One index larger than the budget keeps what fits (the blocks its queries read first).
   if (keptBytes + bytes > budget) return checked;
+  let entry = kept.get(ix);
+  if (entry === undefined) {
+    entry = { slices: new Map(), bytes: 0, lastUsed: 0 };
+    kept.set(ix, entry);
+  }
+  entry.lastUsed = ++clock;
   const copy = checked.slice();
   entry.slices.set(keyOf(b, c), copy);
   entry.bytes += bytes;
   keptBytes += bytes;
   keptSliceStats.kept++;
   return copy;
+}
+
+/** Drops the slices of the least recently used index but `ix`; false when there is none. */
+function evictOtherThan(ix: SkipIndex): boolean {
+  let oldest: SkipIndex | null = null;
+  let at = Infinity;
+  for (const [other, e] of kept) {
+    if (other !== ix && e.lastUsed < at) {
+      oldest = other;
+      at = e.lastUsed;
+    }
+  }
+  if (oldest === null) return false;
+  keptBytes -= kept.get(oldest)!.bytes;
+  kept.delete(oldest);
+  return true;
 }
 
 /** Bytes of column data kept now. */

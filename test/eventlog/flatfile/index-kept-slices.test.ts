@@ -68,6 +68,28 @@ describe('kept index column slices', () => {
     expect(await answers(s)).toEqual(await reference(other));
   });
 
+  it('evicts the index used least recently, counting the uses answered from memory', async () => {
+    const q = parseEventQuery({ format: 'ff', file: 'x', submituser: 'user3', dump: '1' }).query;
+    const [a, b, c] = await Promise.all([30, 31, 32].map(async (seed) => new FlatFileStore({ path: await indexedLog(makeLog(4000, seed)), index: KEEP })));
+    setKeptBudget(KEPT_BUDGET_BYTES);
+    await collect(a!.query(q));
+    const one = keptBytesTotal();
+    expect(one).toBeGreaterThan(0);
+    // Room for two of the three answers' slices.
+    setKeptBudget(Math.floor(one * 2.5));
+    await collect(a!.query(q));
+    await collect(b!.query(q));
+    await collect(a!.query(q)); // all from memory: a is now the most recently used
+    let before = keptSliceStats.kept;
+    await collect(c!.query(q)); // evicts b, not a
+    expect(keptSliceStats.kept).toBeGreaterThan(before);
+    before = keptSliceStats.kept;
+    await collect(a!.query(q));
+    expect(keptSliceStats.kept).toBe(before);
+    await collect(b!.query(q));
+    expect(keptSliceStats.kept).toBeGreaterThan(before);
+  });
+
   it('stays within the budget, the least recently used index going first', async () => {
     const budget = 40_000;
     setKeptBudget(budget);
