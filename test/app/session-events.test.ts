@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iologEvents } from '../../src/app/session-events.js';
 import { makeHome, serve, signed, type TestHome } from '../http/server/helpers.js';
 import type { RunningServer } from '../../src/http/server.js';
-import { canRecordWithSudo, ensureUser, sudoOnTerminal, withSudoers } from '../helpers/real-sudo.js';
+import { canRecordWithSudo, ensureUser, recordingAttempts, sudoOnTerminal, withSudoers } from '../helpers/real-sudo.js';
 
 const USERS = { json: 'evio-lj', template: 'evio-lx', text: 'evio-lt' };
 const bin = new URL('../../bin/evio.js', import.meta.url).pathname;
@@ -44,38 +44,48 @@ describe.skipIf(!enabled)('a session and its events, on logs Debian sudo wrote',
   let io: string;
   const stores = { json: '', text: '', bare: '' };
   let sessions: { file: string; runuser: string; log: Record<string, unknown> }[] = [];
+  /** The JSON event log sudo wrote (the attempt that finished). */
+  let sudoJson = '';
 
   beforeAll(async () => {
     home = makeHome();
-    io = join(home.dir, 'io');
-    mkdirSync(io, { mode: 0o700 });
     for (const u of Object.values(USERS)) ensureUser(u);
-    const common = `log_input, log_output, iolog_dir=${io}, log_exit_status, !syslog`;
-    withSudoers(
-      'links',
-      [
-        `Defaults>${USERS.json} ${common}, log_format=json, logfile=${join(home.dir, 'sudo.json')}`,
-        `Defaults>${USERS.template} ${common}, log_format=json, logfile=${join(home.dir, 'sudo.json')}, iolog_file=%{user}/%{runas_user}-XXXXXX`,
-        `Defaults>${USERS.text} ${common}, log_format=sudo, logfile=${join(home.dir, 'sudo.log')}, log_year`,
-      ],
-      () => {
-        sudoOnTerminal(USERS.json, 'echo first; exit 2');
-        sudoOnTerminal(USERS.json, 'echo second');
-        sudoOnTerminal(USERS.template, 'echo tpl-one; exit 4');
-        sudoOnTerminal(USERS.template, 'echo tpl-two');
-        sudoOnTerminal(USERS.text, 'echo from-text; exit 5');
-      },
-    );
+    // Each attempt records into a folder and event logs of its own (recordingAttempts: sudo may hang).
+    const logs = recordingAttempts((attempt) => {
+      const tag = attempt === 1 ? '' : `-${attempt}`;
+      io = join(home.dir, `io${tag}`);
+      mkdirSync(io, { mode: 0o700 });
+      const json = join(home.dir, `sudo${tag}.json`);
+      const text = join(home.dir, `sudo${tag}.log`);
+      const common = `log_input, log_output, iolog_dir=${io}, log_exit_status, !syslog`;
+      withSudoers(
+        'links',
+        [
+          `Defaults>${USERS.json} ${common}, log_format=json, logfile=${json}`,
+          `Defaults>${USERS.template} ${common}, log_format=json, logfile=${json}, iolog_file=%{user}/%{runas_user}-XXXXXX`,
+          `Defaults>${USERS.text} ${common}, log_format=sudo, logfile=${text}, log_year`,
+        ],
+        () => {
+          sudoOnTerminal(USERS.json, 'echo first; exit 2');
+          sudoOnTerminal(USERS.json, 'echo second');
+          sudoOnTerminal(USERS.template, 'echo tpl-one; exit 4');
+          sudoOnTerminal(USERS.template, 'echo tpl-two');
+          sudoOnTerminal(USERS.text, 'echo from-text; exit 5');
+        },
+      );
+      return { json, text };
+    });
+    sudoJson = logs.json;
     // The stores an auditor imports the logs into.
     stores.json = join(home.dir, 'json.ndjson');
     stores.text = join(home.dir, 'text.ndjson');
     stores.bare = join(home.dir, 'bare.ndjson');
     writeFileSync(join(home.dir, 'settings.json'), JSON.stringify({ home: home.dir, iologdirs: [io], eventlog: stores.json, eventlogdirs: [home.dir] }));
     const imp = (args: string[]) => expect(evio(home, ['events', 'import', ...args]).stderr).toMatch(/^imported [1-9]/);
-    imp(['--from', 'sudo-json', join(home.dir, 'sudo.json'), '--to', `ff:${stores.json}`]);
-    imp(['--from', 'sudo-text', join(home.dir, 'sudo.log'), '--to', `ff:${stores.text}`, '--iolog-dir', io]);
+    imp(['--from', 'sudo-json', logs.json, '--to', `ff:${stores.json}`]);
+    imp(['--from', 'sudo-text', logs.text, '--to', `ff:${stores.text}`, '--iolog-dir', io]);
     // The same JSON log with every iolog_path removed: only time, user, host and command are left.
-    const bare = readFileSync(join(home.dir, 'sudo.json'), 'utf8').replace(/,\n\s*"iolog_path": "[^"]*"/g, '').replace(/"iolog_path": "[^"]*",\n\s*/g, '');
+    const bare = readFileSync(logs.json, 'utf8').replace(/,\n\s*"iolog_path": "[^"]*"/g, '').replace(/"iolog_path": "[^"]*",\n\s*/g, '');
     expect(bare).not.toContain('iolog_path');
     writeFileSync(join(home.dir, 'sudo-bare.json'), bare);
     imp(['--from', 'sudo-json', join(home.dir, 'sudo-bare.json'), '--to', `ff:${stores.bare}`]);
@@ -87,7 +97,7 @@ describe.skipIf(!enabled)('a session and its events, on logs Debian sudo wrote',
       return { file, runuser: String(log.runuser), log };
     });
     server = await serve(home);
-  }, 120_000);
+  }, 900_000);
 
   afterAll(async () => {
     await server?.close();
@@ -98,7 +108,7 @@ describe.skipIf(!enabled)('a session and its events, on logs Debian sudo wrote',
     expect(sessions.map((s) => s.runuser).sort()).toEqual([USERS.json, USERS.json, USERS.text, USERS.template, USERS.template].sort());
     for (const s of sessions) expect(s.log.uuid).toBeUndefined();
     // sudo 1.9.13 logs the template, not the directory it made.
-    expect(readFileSync(join(home.dir, 'sudo.json'), 'utf8')).toMatch(/"iolog_path": "[^"]*-XXXXXX"/);
+    expect(readFileSync(sudoJson, 'utf8')).toMatch(/"iolog_path": "[^"]*-XXXXXX"/);
   });
 
   it('links each session to its own accept and finish by the iolog path the JSON log carries, template included', async () => {

@@ -10,7 +10,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/http/server.js';
 import { makeHome, serve, signed, type TestHome } from '../http/server/helpers.js';
-import { canRecordWithSudo, ensureUser, sudoOnTerminal, withSudoers } from '../helpers/real-sudo.js';
+import { canRecordWithSudo, ensureUser, recordingAttempts, sudoOnTerminal, withSudoers } from '../helpers/real-sudo.js';
 
 const BIN = new URL('../../bin/evio.js', import.meta.url).pathname;
 const USERS = { inside: 'evio-ad1', outside: 'evio-ad2' };
@@ -49,17 +49,27 @@ describe.skipIf(!enabled)("an auditor's day on sessions and logs Debian sudo wro
 
   beforeAll(async () => {
     home = makeHome();
-    io = join(home.dir, 'io');
-    outside = join(home.dir, 'outside-io');
     logs = join(home.dir, 'logs');
-    for (const d of [io, outside, logs]) mkdirSync(d, { mode: 0o700 });
+    mkdirSync(logs, { mode: 0o700 });
     for (const u of Object.values(USERS)) ensureUser(u);
-    const sudoJson = join(home.dir, 'sudo.json');
-    const common = `log_input, log_output, log_exit_status, !syslog, log_format=json, logfile=${sudoJson}`;
-    withSudoers('auditor', [`Defaults>${USERS.inside} ${common}, iolog_dir=${io}`, `Defaults>${USERS.outside} ${common}, iolog_dir=${outside}`], () => {
-      // About 1.5 s of output, a line every 0.3 s: a cut timing shortens it visibly.
-      sudoOnTerminal(USERS.inside, 'for i in 1 2 3 4 5 6; do echo audit-line-$i; sleep 0.3; done');
-      sudoOnTerminal(USERS.outside, 'echo recorded-outside-the-roots');
+    /** The two sessions, their accepts and finishes in `sudoJson`. */
+    function record(sudoJson: string): void {
+      const common = `log_input, log_output, log_exit_status, !syslog, log_format=json, logfile=${sudoJson}`;
+      withSudoers('auditor', [`Defaults>${USERS.inside} ${common}, iolog_dir=${io}`, `Defaults>${USERS.outside} ${common}, iolog_dir=${outside}`], () => {
+        // About 1.5 s of output, a line every 0.3 s: a cut timing shortens it visibly.
+        sudoOnTerminal(USERS.inside, 'for i in 1 2 3 4 5 6; do echo audit-line-$i; sleep 0.3; done');
+        sudoOnTerminal(USERS.outside, 'echo recorded-outside-the-roots');
+      });
+    }
+    // Each attempt records into folders and an event log of its own (recordingAttempts: sudo may hang).
+    const sudoJson = recordingAttempts((attempt) => {
+      const tag = attempt === 1 ? '' : `-${attempt}`;
+      io = join(home.dir, `io${tag}`);
+      outside = join(home.dir, `outside-io${tag}`);
+      for (const d of [io, outside]) mkdirSync(d, { mode: 0o700 });
+      const log = join(home.dir, `sudo${tag}.json`);
+      record(log);
+      return log;
     });
     // The event log is named relative to the event-log folder: `logs` holds it.
     config = join(home.dir, 'settings.json');
@@ -68,7 +78,7 @@ describe.skipIf(!enabled)("an auditor's day on sessions and logs Debian sudo wro
     expect(imported.stderr).toMatch(/^imported 4 records/);
     home.settings.iologdirs.splice(0, home.settings.iologdirs.length, io);
     server = await serve(home);
-  }, 120_000);
+  }, 600_000);
 
   afterAll(async () => {
     await server?.close();

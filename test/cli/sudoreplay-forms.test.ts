@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mkdtempSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canRecordWithSudo, ensureUser, sudoOnTerminal, withSudoers } from '../helpers/real-sudo.js';
+import { canRecordWithSudo, ensureUser, recordingAttempts, sudoOnTerminal, withSudoers } from '../helpers/real-sudo.js';
 
 const BIN = new URL('../../bin/evio.js', import.meta.url).pathname;
 const RUNAS = 'evio-sr';
@@ -53,18 +53,23 @@ describe.skipIf(!enabled)('sudoreplay forms on sessions Debian sudo recorded', (
 
   beforeAll(() => {
     dir = realpathSync(mkdtempSync(join(tmpdir(), 'evio-srf-')));
-    root = join(dir, 'sudo-io');
-    mkdirSync(root, { mode: 0o700 });
+
     // The settings name another root: only -d makes the recorded sessions reachable.
     mkdirSync(join(dir, 'other-root'));
     config = join(dir, 'settings.json');
     writeFileSync(config, JSON.stringify({ home: join(dir, 'data'), iologdirs: [join(dir, 'other-root')] }));
     ensureUser(RUNAS);
-    withSudoers('srforms', [`Defaults>${RUNAS} log_input, log_output, iolog_dir=${root}, !syslog`], () => {
-      sudoOnTerminal(RUNAS, 'echo first-session-line', { cols: 100, rows: 30 });
-      sudoOnTerminal(RUNAS, 'echo second-session-line', { cols: 80, rows: 24 });
+    // Each attempt records into a root of its own (recordingAttempts: sudo may hang).
+    root = recordingAttempts((attempt) => {
+      const r = join(dir, `sudo-io-${attempt}`);
+      mkdirSync(r, { mode: 0o700 });
+      withSudoers('srforms', [`Defaults>${RUNAS} log_input, log_output, iolog_dir=${r}, !syslog`], () => {
+        sudoOnTerminal(RUNAS, 'echo first-session-line', { cols: 100, rows: 30 });
+        sudoOnTerminal(RUNAS, 'echo second-session-line', { cols: 80, rows: 24 });
+      });
+      return r;
     });
-  }, 60_000);
+  }, 300_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('-d DIR ID names DIR/00/00/01, as sudoreplay -d does; without -d the ID is not under the roots', () => {

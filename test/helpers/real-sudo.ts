@@ -41,5 +41,40 @@ export function withSudoers<T>(tag: string, lines: readonly string[], record: ()
  */
 export function sudoOnTerminal(runas: string, script: string, size: { cols: number; rows: number } = { cols: 80, rows: 24 }): void {
   if (script.includes("'")) throw new Error('the sudo test script must not contain a single quote');
-  spawnSync('script', ['-qec', `stty cols ${size.cols} rows ${size.rows}; sudo -u ${runas} sh -c '${script}'`, '/dev/null'], { stdio: 'ignore' });
+  // A recording takes a few seconds; timeout(1) ends one that sudo never finishes (below).
+  const r = spawnSync('timeout', ['-k', '5', String(SUDO_SECONDS), 'script', '-qec', `stty cols ${size.cols} rows ${size.rows}; sudo -u ${runas} sh -c '${script}'`, '/dev/null'], { stdio: 'ignore' });
+  if (r.status === 124 || r.status === 137) {
+    // What is left of it (sudo itself, orphaned when script(1) was ended), by its command line.
+    spawnSync('pkill', ['-KILL', '-f', `^sudo -u ${runas} sh -c `]);
+    throw new SudoHung(`sudo -u ${runas} did not finish within ${SUDO_SECONDS} s`);
+  }
+}
+
+/** Seconds a recording may take before it counts as hung. */
+const SUDO_SECONDS = 40;
+
+/**
+ * sudo hung during a recording. Seen once in CI with Debian's sudo 1.9.13 under script(1): its
+ * monitor process exited (a zombie) before the command ran, and sudo waited in poll() forever,
+ * having logged the accept and made the session's directory. Without a bound the test's
+ * synchronous spawn never returned, and no test timeout could fire.
+ */
+export class SudoHung extends Error {
+  override name = 'SudoHung';
+}
+
+/**
+ * Records with `record(attempt)`, again from the start when sudo hung, up to `attempts` times:
+ * `record` must put each attempt's sessions and event logs in paths of their own (a hung sudo
+ * leaves an accept in the event log and a session directory without output behind).
+ */
+export function recordingAttempts<T>(record: (attempt: number) => T, attempts = 3): T {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return record(attempt);
+    } catch (err) {
+      if (!(err instanceof SudoHung) || attempt >= attempts) throw err;
+      console.warn(`${err.message}; recording again (attempt ${attempt + 1} of ${attempts})`);
+    }
+  }
 }
