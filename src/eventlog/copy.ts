@@ -29,7 +29,6 @@ const READ_TURN = 500;
  * so the finish links. Re-running it adds nothing: databases skip recnums already present, a
  * flat file skips recnums not above its last one.
  */
-
 export async function copyStore(from: EventStore, to: EventStore, opts: CopyOptions = {}): Promise<CopyProgress> {
   // A database loads in bulk (into an empty one, indexes built after the rows: bulk-load.ts),
   // in larger transactions.
