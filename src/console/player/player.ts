@@ -344,6 +344,11 @@ export class Player {
         return;
       }
       if (this.duration !== null) this.time = Math.min(this.time, this.duration);
+      // The clock never passes output that has not arrived: a tick may move it further than
+      // the queued frames reach, and a pause there left the screen short of the time shown
+      // (seen in CI: one line behind at 4x).
+      const queuedTo = this.frames[this.frames.length - 1];
+      if (!this.eof && queuedTo) this.time = Math.min(this.time, queuedTo.t);
       this.drainUpTo(this.time);
       this.ensureAhead();
     }
